@@ -14,12 +14,13 @@ tree=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 stamp="$tree/.series-applied"
 
-series_sum="$base $(cd "$top/patches" && cat series $(cat series) | cksum)"
+patches=$(grep -v '^#' "$top/patches/series" | awk '{ print $1 }')
+series_sum="$base $(cd "$top/patches" && cat $patches | cksum)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$series_sum" ]; then
-	echo "  PATCH  $(wc -l < "$top/patches/series") patches onto the base tree"
+	echo "  PATCH  $(echo $patches | wc -w) patches onto the base tree"
 	rm -rf "$tree"
 	cp -a "$base" "$tree"
-	for p in $(cat "$top/patches/series"); do
+	for p in $patches; do
 		patch -s -p1 -d "$tree" --no-backup-if-mismatch < "$top/patches/$p" ||
 			{ echo "error: patches/$p does not apply to the base tree" >&2; exit 1; }
 	done

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -192,6 +193,24 @@ static void free_decoders(struct evlist *evlist)
 		zfree(&evsel->priv);
 }
 
+/* perf's own messages on these do not name the file. */
+static int check_input(const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	if (stat(path, &st)) {
+		pr_err("%s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		pr_err("%s: empty file, nothing was recorded\n", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int read_session(struct kvm_events *kvm)
 {
 	struct perf_data data = {
@@ -200,15 +219,17 @@ static int read_session(struct kvm_events *kvm)
 		.force = kvm->force,
 	};
 	struct perf_session *session;
-	int ret;
+	int ret = check_input(kvm->input);
 
+	if (ret)
+		return ret;
 	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
 	kvm->tool.sample = process_sample;
 	kvm->tool.lost = process_lost;
 
 	session = perf_session__new(&data, &kvm->tool);
 	if (IS_ERR(session)) {
-		pr_err("%s: cannot open as a perf.data file\n", kvm->input);
+		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
 		return PTR_ERR(session);
 	}
 

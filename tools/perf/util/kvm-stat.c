@@ -454,13 +454,21 @@ static void vcpu_state__end(struct kvm_events_report *report,
 {
 	struct kvm_events_key *entry = vcpu->pending;
 	bool keyed_here = key != KVM_EVENTS_NO_KEY;
+	bool has_begin = vcpu->open;
 
+	/*
+	 * An end that names its key (an MMIO read) is timed from a begin
+	 * that named none; an interval opened by another counted sample
+	 * is that sample's, and it will never get its end.
+	 */
 	if (keyed_here) {
-		if (vcpu->pending)
+		if (vcpu->pending) {
 			report->totals.no_end++;
+			has_begin = false;
+		}
 		entry = count_sample(report, vcpu, s, key);
 	}
-	if (entry && vcpu->open)
+	if (entry && has_begin)
 		add_time(report, entry, vcpu->begin_time, s->time);
 	else if (entry)
 		report->totals.no_begin++;
@@ -605,6 +613,12 @@ static void print_footer(const struct kvm_events_report *report, FILE *fp)
 		fprintf(fp, "Lost events:%llu, in %llu chunks.\n",
 			(unsigned long long)t->lost_events,
 			(unsigned long long)t->lost_chunks);
+	if (verbose > 0)
+		fprintf(fp, "Samples read:%llu = counted in a key %llu + ends of counted samples %llu + filtered %llu + other %llu.\n",
+			(unsigned long long)t->read, (unsigned long long)t->keyed,
+			(unsigned long long)t->paired_end,
+			(unsigned long long)t->filtered,
+			(unsigned long long)t->unused);
 }
 
 int kvm_events_report__print(struct kvm_events_report *report,

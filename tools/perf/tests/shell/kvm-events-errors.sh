@@ -1,0 +1,66 @@
+#!/bin/bash
+# kvm-events: bad input and options give a clear error
+# SPDX-License-Identifier: GPL-2.0
+
+# Each case must exit non-zero without crashing, and its error must name
+# what was wrong: the file or the option, with the expected text.
+
+set -u
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+err=0
+
+# expect_error WHAT TEXT CMD...: CMD fails (not by a signal), and its
+# stderr holds TEXT.
+expect_error() {
+	what=$1
+	text=$2
+	shift 2
+	"$@" > "$dir/out" 2> "$dir/err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "FAIL: $what: exit 0"
+		err=1
+	elif [ $rc -gt 128 ] && [ $rc -ne 129 ]; then
+		echo "FAIL: $what: killed by signal $((rc - 128))"
+		err=1
+	elif ! grep -q -F -- "$text" "$dir/err"; then
+		echo "FAIL: $what: stderr lacks '$text':"
+		cat "$dir/err"
+		err=1
+	fi
+}
+
+perf test -w kvmgen "$dir/good.data" vmx > /dev/null || exit 1
+: > "$dir/empty.data"
+head -c 4096 /dev/zero | tr '\0' 'x' > "$dir/garbage.data"
+head -c 65536 "$dir/good.data" > "$dir/cut.data"
+
+expect_error "missing file" "$dir/none.data: No such file or directory" \
+	perf kvm-events report -i "$dir/none.data"
+expect_error "empty file" "$dir/empty.data: empty file" \
+	perf kvm-events report -i "$dir/empty.data"
+expect_error "garbage file" "$dir/garbage.data: not a perf.data file" \
+	perf kvm-events report -i "$dir/garbage.data"
+expect_error "file cut short" "$dir/cut.data: not a perf.data file" \
+	perf kvm-events report -i "$dir/cut.data"
+expect_error "unknown --event" "--event foo: unknown, expected one of vmexit, mmio, ioport" \
+	perf kvm-events report -i "$dir/good.data" --event foo
+expect_error "unknown --key" "--key foo: unknown, expected sample or time" \
+	perf kvm-events report -i "$dir/good.data" --key foo
+expect_error "bad --vcpu" "option \`vcpu' expects a numerical value" \
+	perf kvm-events report -i "$dir/good.data" --vcpu one
+expect_error "negative --vcpu" "--vcpu -5: expected a vcpu id >= 0" \
+	perf kvm-events report -i "$dir/good.data" --vcpu -5
+expect_error "bad --pid" "--pid x: expected a list of process ids" \
+	perf kvm-events report -i "$dir/good.data" --pid x
+expect_error "unknown subcommand" "unknown command 'bogus'" \
+	perf kvm-events bogus
+
+if perf record -q -e cpu-clock -o "$dir/nokvm.data" -- true 2> /dev/null; then
+	expect_error "no kvm tracepoints" "$dir/nokvm.data: no kvm tracepoints recorded" \
+		perf kvm-events report -i "$dir/nokvm.data"
+fi
+
+exit $err

@@ -1,0 +1,53 @@
+#!/bin/bash
+# kvm-events: a recorded KVM guest shows exactly its port and MMIO accesses
+# SPDX-License-Identifier: GPL-2.0
+
+# The bundled guest (perf test -w kvmguest OUT IN WRITE READ) writes port
+# 0x500 OUT times, reads port 0x501 IN times, writes GPA 0x80000 WRITE
+# times and reads GPA 0x80010 READ times.  Where the host emits no
+# kvm_entry the accesses have no time, but they are all counted.
+
+set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
+
+skip_without_kvm_tracing
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+err=0
+
+# samples_of FILE KEY: the Samples column of KEY's row
+samples_of() {
+	awk -v key="$2" '$1 == key { print $2 }' "$1"
+}
+
+expect_samples() {
+	report=$1
+	key=$2
+	want=$3
+	got=$(samples_of "$report" "$key")
+	if [ "$got" != "$want" ]; then
+		echo "FAIL: $key: ${got:-no row} samples, expected $want"
+		cat "$report"
+		err=1
+	fi
+}
+
+if ! perf kvm-events record -q -o "$dir/guest.data" -- \
+		perf test -w kvmguest 7 5 4 3 > "$dir/record.log" 2>&1; then
+	echo "FAIL: perf kvm-events record of the guest"
+	cat "$dir/record.log"
+	exit 1
+fi
+
+perf kvm-events report -i "$dir/guest.data" --event ioport > "$dir/ioport" || err=1
+expect_samples "$dir/ioport" 0x500:POUT 7
+expect_samples "$dir/ioport" 0x501:PIN 5
+grep -q "^Total Samples:12," "$dir/ioport" || { echo "FAIL: ioport total"; err=1; }
+
+perf kvm-events report -i "$dir/guest.data" --event mmio > "$dir/mmio" || err=1
+expect_samples "$dir/mmio" 0x80000:W 4
+expect_samples "$dir/mmio" 0x80010:R 3
+grep -q "^Total Samples:7," "$dir/mmio" || { echo "FAIL: mmio total"; err=1; }
+
+exit $err

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the kvm-events shell tests.
+
+# expected_report TRUTH ANALYSIS VCPU SORT
+#
+# The report that a generated recording must give, computed from the
+# generator's ground truth alone: one line per (analysis, vcpu, key) with
+# samples, paired samples and their total ns.  VCPU is a vcpu id or "all",
+# SORT is sample or time.
+expected_report() {
+	truth=$1
+	analysis=$2
+	vcpu=$3
+	sort=$4
+
+	case $analysis in
+	vmexit) column="VM-EXIT" ;;
+	mmio) column="MMIO Access" ;;
+	ioport) column="IO Port Access" ;;
+	esac
+	if [ "$vcpu" = all ]; then
+		head="Analyze events for all VCPUs:"
+	else
+		head="Analyze events for VCPU $vcpu:"
+	fi
+	if [ "$sort" = time ]; then
+		order="-k1,1nr -k2,2nr -k3,3"
+	else
+		order="-k2,2nr -k3,3"
+	fi
+
+	awk -v an="$analysis" -v vcpu="$vcpu" '
+		$1 == an && (vcpu == "all" || $2 == vcpu) {
+			s[$3] += $4; p[$3] += $5; t[$3] += $6
+		}
+		END { for (k in s) print t[k], s[k], k, p[k] }' "$truth" |
+	LC_ALL=C sort $order |
+	awk -v column="$column" -v head="$head" '
+		{
+			ns[NR] = $1; smp[NR] = $2; name[NR] = $3; paired[NR] = $4
+			keyed += $2; total += $1; untimed += $2 - $4
+		}
+		END {
+			printf "\n\n%s\n\n", head
+			printf "%20s %10s %13s %13s %15s\n\n", column,
+			       "Samples", "Samples%", "Time%", "Avg time"
+			for (i = 1; i <= NR; i++) {
+				printf "%20s %10.0f %12.2f%%", name[i], smp[i],
+				       keyed ? smp[i] * 100 / keyed : 0
+				if (paired[i] == 0)
+					printf " %13s %15s\n", "-", "-"
+				else
+					printf " %12.2f%% %12.2fus\n",
+					       total ? ns[i] * 100 / total : 0,
+					       ns[i] / paired[i] / 1000
+			}
+			printf "\nTotal Samples:%.0f, Total events handled time:%.2fus.\n",
+			       keyed, total / 1000
+			if (untimed)
+				printf "Samples without time:%.0f (no end event:%.0f, no begin event:0).\n",
+				       untimed, untimed
+		}'
+}
+
+# skip_without_kvm_tracing: exit 2 (skip) with a reason when this host
+# cannot record kvm tracepoints.
+skip_without_kvm_tracing() {
+	if [ ! -c /dev/kvm ]; then
+		echo "skip: no /dev/kvm on this host"
+		exit 2
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip: recording kvm tracepoints needs root"
+		exit 2
+	fi
+	if ! perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio; then
+		echo "skip: no kvm:kvm_pio tracepoint (tracefs or the kvm module missing)"
+		exit 2
+	fi
+}

@@ -1,0 +1,1789 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmgen: write a synthetic perf.data file like 'perf kvm stat record'
+ * produces, plus the statistics a correct KVM exit analysis must find in it.
+ *
+ *   perf test -w kvmgen OUT.data [SCENARIO [EXITS]]
+ *
+ * SCENARIO is one of:
+ *   vmx       6.12 tracepoint formats, Intel host (the default)
+ *   svm       6.12 tracepoint formats, AMD host
+ *   vmx-old   5.4 era kvm_exit/kvm_entry formats: only kvm_entry has vcpu_id
+ *   unpaired  like vmx, but each vcpu's recording stops inside an exit, and
+ *             one vcpu has kvm_entry events without a kvm_exit before them
+ *
+ * EXITS is the number of kvm_exit events (default 1000), split over the
+ * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint
+ * and other totals), then one line per analysis, vcpu and key:
+ *
+ *   <analysis> <vcpu> <key> <samples> <paired> <total_ns>
+ *
+ * See the account_*() functions for what is counted and timed.  All choices
+ * come from a fixed-seed PRNG, so the same arguments always give the same
+ * bytes.  Like 'perf record', the file is written in host byte order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/align.h>
+#include <linux/bitops.h>
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/types.h>
+#include <perf/event.h>
+#include "../tests.h"
+#include "util/header.h"
+
+#define NR_VCPUS		4
+#define NR_HOST_CPUS		4
+#define VM_PID			4242
+#define DEFAULT_EXITS		1000
+/* perf_clock() of a host that booted about 20 minutes ago */
+#define FIRST_EVENT_TIME	1234567890123ULL
+/* One perf event per tracepoint and cpu: id = base + tp * cpus + cpu */
+#define SAMPLE_ID_BASE		1000
+#define SAMPLES_PER_ROUND	1024
+#define OUT_BUF_SIZE		(4U << 20)
+#define MAX_STEPS		8
+#define MAX_EXIT_REASONS	16
+#define TRACE_PAGE_SIZE		4096
+#define FEATURE_STRING_ALIGN	64
+#define FORMAT_TEXT_MAX		8192
+/* The vcpu that loses kvm_exit events in the "unpaired" scenario */
+#define ORPHAN_ENTRY_VCPU	3
+#define ORPHAN_ENTRY_PERIOD	64
+
+/* "PERFILE2" read as a native u64 */
+#define PERF_FILE_MAGIC		0x32454c4946524550ULL
+
+#define KVM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |		\
+			 PERF_SAMPLE_RAW)
+/* header, id, ip, pid+tid, time, cpu+res, period, raw size; then raw data */
+#define SAMPLE_HEAD_SIZE	(sizeof(struct perf_event_header) +	\
+				 6 * sizeof(u64) + sizeof(u32))
+/* sample_id_all trailer of other records: pid+tid, time, cpu+res, id */
+#define SAMPLE_ID_TRAILER_SIZE	(4 * sizeof(u64))
+
+/* Tracepoint argument values, arch/x86/kvm/trace.h and trace/events/kvm.h */
+#define KVM_ISA_VMX			1
+#define KVM_ISA_SVM			2
+#define KVM_TRACE_MMIO_READ_UNSATISFIED	0
+#define KVM_TRACE_MMIO_READ		1
+#define KVM_TRACE_MMIO_WRITE		2
+#define KVM_PIO_IN			0
+#define KVM_PIO_OUT			1
+/* struct kvm_run exit_reason values seen in kvm_userspace_exit */
+#define VMM_EXIT_IO			2
+#define VMM_EXIT_MMIO			6
+/* Valid external interrupt, vector 0xec (the Linux local timer) */
+#define TIMER_INTR_INFO			0x800000ecU
+
+enum kvm_tp {
+	TP_KVM_EXIT,
+	TP_KVM_ENTRY,
+	TP_KVM_MMIO,
+	TP_KVM_PIO,
+	TP_KVM_USERSPACE_EXIT,
+	NR_KVM_TPS,
+};
+
+static const char * const tp_names[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]		= "kvm_exit",
+	[TP_KVM_ENTRY]		= "kvm_entry",
+	[TP_KVM_MMIO]		= "kvm_mmio",
+	[TP_KVM_PIO]		= "kvm_pio",
+	[TP_KVM_USERSPACE_EXIT]	= "kvm_userspace_exit",
+};
+
+/* Sample ip: where in the kvm modules each tracepoint fires */
+static const u64 tp_ips[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]		= 0xffffffffc0b2a4d1ULL,
+	[TP_KVM_ENTRY]		= 0xffffffffc0b29f3eULL,
+	[TP_KVM_MMIO]		= 0xffffffffc09e61a7ULL,
+	[TP_KVM_PIO]		= 0xffffffffc09e58c2ULL,
+	[TP_KVM_USERSPACE_EXIT]	= 0xffffffffc09c1b05ULL,
+};
+
+/*
+ * The value each tracepoint field is filled from.  An event is described by
+ * an array of these values; encode_fields() puts each one where the format
+ * of the scenario wants it, so old and new formats share the emit code.
+ */
+enum tp_value {
+	V_ZERO,
+	V_COMMON_TYPE,
+	V_COMMON_PID,
+	V_VCPU_ID,
+	V_EXIT_REASON,
+	V_RIP,
+	V_ISA,
+	V_INFO1,
+	V_INFO2,
+	V_INTR_INFO,
+	V_MMIO_TYPE,
+	V_LEN,
+	V_GPA,
+	V_VAL,
+	V_PIO_RW,
+	V_PORT,
+	V_SIZE,
+	V_COUNT,
+	V_VMM_EXIT_REASON,
+	NR_TP_VALUES,
+};
+
+struct tp_field {
+	const char *decl;	/* C declaration, as in the format file */
+	u8 offset;
+	u8 size;
+	bool is_signed;
+	enum tp_value value;
+};
+
+struct tp_format {
+	u32 id;			/* "ID:" of the format text, attr.config */
+	u32 entry_size;		/* sizeof the kernel's trace entry struct */
+	const struct tp_field *fields;	/* ends with an empty entry */
+	const char *print_fmt;
+};
+
+static const struct tp_field common_fields[] = {
+	{ "unsigned short common_type",		0, 2, false, V_COMMON_TYPE },
+	{ "unsigned char common_flags",		2, 1, false, V_ZERO },
+	{ "unsigned char common_preempt_count",	3, 1, false, V_ZERO },
+	{ "int common_pid",			4, 4, true,  V_COMMON_PID },
+	{ }
+};
+
+static const struct tp_field kvm_exit_fields[] = {
+	{ "unsigned int exit_reason",	8,  4, false, V_EXIT_REASON },
+	{ "unsigned long guest_rip",	16, 8, false, V_RIP },
+	{ "u32 isa",			24, 4, false, V_ISA },
+	{ "u64 info1",			32, 8, false, V_INFO1 },
+	{ "u64 info2",			40, 8, false, V_INFO2 },
+	{ "u32 intr_info",		48, 4, false, V_INTR_INFO },
+	{ "u32 error_code",		52, 4, false, V_ZERO },
+	{ "unsigned int vcpu_id",	56, 4, false, V_VCPU_ID },
+	{ "u64 requests",		64, 8, false, V_ZERO },
+	{ }
+};
+
+/* kvm_exit as on 5.4: no vcpu_id, intr_info, error_code or requests */
+static const struct tp_field kvm_exit_5_4_fields[] = {
+	{ "unsigned int exit_reason",	8,  4, false, V_EXIT_REASON },
+	{ "unsigned long guest_rip",	16, 8, false, V_RIP },
+	{ "u32 isa",			24, 4, false, V_ISA },
+	{ "u64 info1",			32, 8, false, V_INFO1 },
+	{ "u64 info2",			40, 8, false, V_INFO2 },
+	{ }
+};
+
+static const struct tp_field kvm_entry_fields[] = {
+	{ "unsigned int vcpu_id",	8,  4, false, V_VCPU_ID },
+	{ "unsigned long rip",		16, 8, false, V_RIP },
+	{ "bool immediate_exit",	24, 1, false, V_ZERO },
+	{ "u32 intr_info",		28, 4, false, V_INTR_INFO },
+	{ "u32 error_code",		32, 4, false, V_ZERO },
+	{ }
+};
+
+static const struct tp_field kvm_entry_5_4_fields[] = {
+	{ "unsigned int vcpu_id",	8,  4, false, V_VCPU_ID },
+	{ }
+};
+
+static const struct tp_field kvm_mmio_fields[] = {
+	{ "u32 type",	8,  4, false, V_MMIO_TYPE },
+	{ "u32 len",	12, 4, false, V_LEN },
+	{ "u64 gpa",	16, 8, false, V_GPA },
+	{ "u64 val",	24, 8, false, V_VAL },
+	{ }
+};
+
+static const struct tp_field kvm_pio_fields[] = {
+	{ "unsigned int rw",	8,  4, false, V_PIO_RW },
+	{ "unsigned int port",	12, 4, false, V_PORT },
+	{ "unsigned int size",	16, 4, false, V_SIZE },
+	{ "unsigned int count",	20, 4, false, V_COUNT },
+	{ "unsigned int val",	24, 4, false, V_VAL },
+	{ }
+};
+
+static const struct tp_field kvm_userspace_exit_fields[] = {
+	{ "__u32 reason",	8,  4, false, V_VMM_EXIT_REASON },
+	{ "int errno",		12, 4, true,  V_ZERO },
+	{ }
+};
+
+/* The print fmt lines are the kernel's, with shortened symbol tables. */
+#define VMX_EXIT_SYMBOLS						\
+	"{ 0, \"EXCEPTION_NMI\" }, { 1, \"EXTERNAL_INTERRUPT\" }, "	\
+	"{ 7, \"INTERRUPT_WINDOW\" }, { 10, \"CPUID\" }, "		\
+	"{ 12, \"HLT\" }, { 28, \"CR_ACCESS\" }, "			\
+	"{ 30, \"IO_INSTRUCTION\" }, { 31, \"MSR_READ\" }, "		\
+	"{ 32, \"MSR_WRITE\" }, { 40, \"PAUSE_INSTRUCTION\" }, "	\
+	"{ 44, \"APIC_ACCESS\" }, { 48, \"EPT_VIOLATION\" }, "		\
+	"{ 49, \"EPT_MISCONFIG\" }, { 52, \"PREEMPTION_TIMER\" }, "	\
+	"{ 56, \"APIC_WRITE\" }"
+
+#define SVM_EXIT_SYMBOLS						\
+	"{ 0x060, \"interrupt\" }, { 0x061, \"nmi\" }, "		\
+	"{ 0x064, \"vintr\" }, { 0x072, \"cpuid\" }, "			\
+	"{ 0x077, \"pause\" }, { 0x078, \"hlt\" }, { 0x07b, \"io\" }, "	\
+	"{ 0x07c, \"msr\" }, { 0x081, \"hypercall\" }, "		\
+	"{ 0x400, \"npf\" }, { 0x401, \"avic_incomplete_ipi\" }, "	\
+	"{ 0x402, \"avic_unaccelerated_access\" }"
+
+#define KVM_EXIT_PRINT_FMT						\
+	"\"vcpu %u reason %s%s%s rip 0x%lx info1 0x%016llx "		\
+	"info2 0x%016llx intr_info 0x%08x error_code 0x%08x "		\
+	"requests 0x%016llx\", REC->vcpu_id, (REC->isa == 1) ? "	\
+	"__print_symbolic(REC->exit_reason & 0xffff, "			\
+	VMX_EXIT_SYMBOLS ") : "						\
+	"__print_symbolic(REC->exit_reason, " SVM_EXIT_SYMBOLS "), "	\
+	"(REC->isa == 1 && REC->exit_reason & ~0xffff) ? \" \" : \"\", " \
+	"(REC->isa == 1) ? __print_flags(REC->exit_reason & ~0xffff, "	\
+	"\" \", { 0x80000000, \"FAILED_VMENTRY\" }) : \"\", "		\
+	"REC->guest_rip, REC->info1, REC->info2, REC->intr_info, "	\
+	"REC->error_code, REC->requests"
+
+#define KVM_EXIT_5_4_PRINT_FMT						\
+	"\"reason %s rip 0x%lx info %llx %llx\", (REC->isa == 1) ? "	\
+	"__print_symbolic(REC->exit_reason, " VMX_EXIT_SYMBOLS ") : "	\
+	"__print_symbolic(REC->exit_reason, " SVM_EXIT_SYMBOLS "), "	\
+	"REC->guest_rip, REC->info1, REC->info2"
+
+#define KVM_ENTRY_PRINT_FMT						\
+	"\"vcpu %u, rip 0x%lx intr_info 0x%08x error_code 0x%08x%s\", " \
+	"REC->vcpu_id, REC->rip, REC->intr_info, REC->error_code, "	\
+	"REC->immediate_exit ? \"[immediate exit]\" : \"\""
+
+#define KVM_ENTRY_5_4_PRINT_FMT "\"vcpu %u\", REC->vcpu_id"
+
+#define KVM_MMIO_PRINT_FMT						\
+	"\"mmio %s len %u gpa 0x%llx val 0x%llx\", "			\
+	"__print_symbolic(REC->type, { 0, \"unsatisfied-read\" }, "	\
+	"{ 1, \"read\" }, { 2, \"write\" }), REC->len, REC->gpa, REC->val"
+
+#define KVM_PIO_PRINT_FMT						\
+	"\"pio_%s at 0x%x size %d count %d val 0x%x %s\", "		\
+	"REC->rw ? \"write\" : \"read\", REC->port, REC->size, "	\
+	"REC->count, REC->val, REC->count > 1 ? \"(...)\" : \"\""
+
+#define KVM_USERSPACE_EXIT_PRINT_FMT					\
+	"\"reason %s (%d)\", REC->errno < 0 ? (REC->errno == -4 ? "	\
+	"\"restart\" : \"error\") : __print_symbolic(REC->reason, "	\
+	"{ 2, \"KVM_EXIT_IO\" }, { 5, \"KVM_EXIT_HLT\" }, "		\
+	"{ 6, \"KVM_EXIT_MMIO\" }, { 10, \"KVM_EXIT_INTR\" }, "		\
+	"{ 24, \"KVM_EXIT_SYSTEM_EVENT\" }), "				\
+	"REC->errno < 0 ? -REC->errno : REC->reason"
+
+/* Formats and ids as a 6.12 x86_64 host shows them in tracefs */
+static const struct tp_format formats_6_12[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 103, 72, kvm_exit_fields, KVM_EXIT_PRINT_FMT },
+	[TP_KVM_ENTRY]	= { 115, 40, kvm_entry_fields, KVM_ENTRY_PRINT_FMT },
+	[TP_KVM_MMIO]	= { 38, 32, kvm_mmio_fields, KVM_MMIO_PRINT_FMT },
+	[TP_KVM_PIO]	= { 110, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT },
+	[TP_KVM_USERSPACE_EXIT] = { 42, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_PRINT_FMT },
+};
+
+/* A 5.4 host: other ids, vcpu_id only in kvm_entry */
+static const struct tp_format formats_5_4[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 1086, 48, kvm_exit_5_4_fields,
+			    KVM_EXIT_5_4_PRINT_FMT },
+	[TP_KVM_ENTRY]	= { 1087, 12, kvm_entry_5_4_fields,
+			    KVM_ENTRY_5_4_PRINT_FMT },
+	[TP_KVM_MMIO]	= { 1055, 32, kvm_mmio_fields, KVM_MMIO_PRINT_FMT },
+	[TP_KVM_PIO]	= { 1071, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT },
+	[TP_KVM_USERSPACE_EXIT] = { 1052, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_PRINT_FMT },
+};
+
+/* What happens between a kvm_exit and the next kvm_entry */
+enum exit_work {
+	WORK_NONE,	/* handled in the kernel, no further tracepoint */
+	WORK_IRQ,	/* host interrupt: intr_info has the vector */
+	WORK_HALT,	/* vcpu sleeps, long; may wake up on another cpu */
+	WORK_PIO,	/* port I/O emulated by the VMM: kvm_pio */
+	WORK_MMIO,	/* maybe an emulated MMIO access: kvm_mmio */
+};
+
+/* Kinds of MMIO targets, see mmio_targets[] */
+#define MMIO_APIC	BIT(0)	/* local APIC, emulated in the kernel */
+#define MMIO_HPET	BIT(1)	/* HPET, emulated by the VMM */
+#define APIC_EXIT_MIN_NS	1500
+#define APIC_EXIT_MAX_NS	8000
+
+struct exit_desc {
+	u32 code;
+	const char *name;	/* as in the uapi vmx.h/svm.h tables, or NULL */
+	unsigned int weight;	/* relative frequency */
+	u32 min_ns;		/* kvm_exit -> kvm_entry duration range */
+	u32 max_ns;
+	enum exit_work work;
+	unsigned int mmio_pct;	/* WORK_MMIO: how many of them access MMIO */
+	unsigned int mmio_kinds;
+};
+
+static const struct exit_desc vmx_exits[] = {
+	{ 1,  "EXTERNAL_INTERRUPT", 150, 500, 3000, WORK_IRQ, 0, 0 },
+	{ 10, "CPUID", 40, 600, 1500, WORK_NONE, 0, 0 },
+	{ 12, "HLT", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
+	{ 30, "IO_INSTRUCTION", 120, 5000, 200000, WORK_PIO, 0, 0 },
+	{ 32, "MSR_WRITE", 200, 700, 4000, WORK_NONE, 0, 0 },
+	{ 44, "APIC_ACCESS", 90, 1500, 8000, WORK_MMIO, 100, MMIO_APIC },
+	{ 48, "EPT_VIOLATION", 60, 3000, 60000, WORK_MMIO, 25, MMIO_HPET },
+	{ 49, "EPT_MISCONFIG", 100, 4000, 120000, WORK_MMIO, 100, MMIO_HPET },
+	{ 99, NULL, 5, 500, 2000, WORK_NONE, 0, 0 },
+};
+
+static const struct exit_desc svm_exits[] = {
+	{ 0x060, "interrupt", 150, 500, 3000, WORK_IRQ, 0, 0 },
+	{ 0x072, "cpuid", 40, 600, 1500, WORK_NONE, 0, 0 },
+	{ 0x078, "hlt", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
+	{ 0x07b, "io", 120, 5000, 200000, WORK_PIO, 0, 0 },
+	{ 0x07c, "msr", 200, 700, 4000, WORK_NONE, 0, 0 },
+	{ 0x400, "npf", 150, 3000, 120000, WORK_MMIO, 70,
+	  MMIO_APIC | MMIO_HPET },
+	{ 0x0f0, NULL, 5, 500, 2000, WORK_NONE, 0, 0 },
+};
+
+enum mmio_target_idx {
+	MMIO_ICR_LOW_W,
+	MMIO_ICR_LOW_R,
+	MMIO_TIMER_COUNT_W,
+	MMIO_ICR_HIGH_W,
+	MMIO_HPET_CAP_R,
+	NR_MMIO_TARGETS,
+};
+
+struct mmio_target {
+	u64 gpa;
+	u32 type;		/* KVM_TRACE_MMIO_WRITE or KVM_TRACE_MMIO_READ */
+	unsigned int kind;	/* MMIO_APIC or MMIO_HPET */
+	unsigned int weight;
+	u64 val;
+};
+
+static const struct mmio_target mmio_targets[NR_MMIO_TARGETS] = {
+	/* send an IPI */
+	[MMIO_ICR_LOW_W]	= { 0xfee00300, KVM_TRACE_MMIO_WRITE,
+				    MMIO_APIC, 30, 0x000000fd },
+	/* poll the IPI delivery status */
+	[MMIO_ICR_LOW_R]	= { 0xfee00300, KVM_TRACE_MMIO_READ,
+				    MMIO_APIC, 15, 0x000000fd },
+	/* arm the APIC timer */
+	[MMIO_TIMER_COUNT_W]	= { 0xfee00380, KVM_TRACE_MMIO_WRITE,
+				    MMIO_APIC, 20, 0x0003d090 },
+	/* IPI destination */
+	[MMIO_ICR_HIGH_W]	= { 0xfee00310, KVM_TRACE_MMIO_WRITE,
+				    MMIO_APIC, 25, 0x01000000 },
+	/* HPET capabilities and id */
+	[MMIO_HPET_CAP_R]	= { 0xfed00000, KVM_TRACE_MMIO_READ,
+				    MMIO_HPET, 10, 0x8086a201 },
+};
+
+enum pio_target_idx {
+	PIO_COM1_DATA_OUT,
+	PIO_COM1_LSR_IN,
+	PIO_RTC_INDEX_OUT,
+	PIO_RTC_DATA_IN,
+	NR_PIO_TARGETS,
+};
+
+struct pio_target {
+	u16 port;
+	u32 rw;			/* KVM_PIO_OUT or KVM_PIO_IN */
+	unsigned int weight;
+};
+
+static const struct pio_target pio_targets[NR_PIO_TARGETS] = {
+	[PIO_COM1_DATA_OUT]	= { 0x3f8, KVM_PIO_OUT, 40 },
+	[PIO_COM1_LSR_IN]	= { 0x3fd, KVM_PIO_IN, 30 },
+	[PIO_RTC_INDEX_OUT]	= { 0x70, KVM_PIO_OUT, 15 },
+	[PIO_RTC_DATA_IN]	= { 0x71, KVM_PIO_IN, 15 },
+};
+
+struct scenario {
+	const char *name;
+	const char *cpuid;
+	const char *cpudesc;
+	const char *osrelease;
+	u32 isa;
+	const struct exit_desc *exits;
+	unsigned int nr_exits;
+	const struct tp_format *formats;
+	bool cut_off;		/* end inside exits, lose some kvm_exit events */
+	u64 seed;
+};
+
+static const struct scenario scenarios[] = {
+	{ "vmx", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
+	  false, 0x9e3779b97f4a7c15ULL },
+	{ "svm", "AuthenticAMD,25,1,1",
+	  "AMD EPYC 7763 64-Core Processor", "6.12.0-kvmgen",
+	  KVM_ISA_SVM, svm_exits, ARRAY_SIZE(svm_exits), formats_6_12,
+	  false, 0xc2b2ae3d27d4eb4fULL },
+	{ "vmx-old", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "5.4.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_5_4,
+	  false, 0x165667b19e3779f9ULL },
+	{ "unpaired", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
+	  true, 0x27d4eb2f165667c5ULL },
+};
+
+/* vcpu threads of the VM, deliberately not in vcpu id order */
+static const u32 vcpu_tids[NR_VCPUS] = { 4251, 4249, 4252, 4250 };
+
+/* One planned event of a vcpu */
+struct step {
+	enum kvm_tp tp;
+	u32 delay_ns;		/* after the vcpu's previous event */
+	u32 idx;		/* exit_desc, mmio_targets or pio_targets index */
+	u32 detail;		/* mmio type, VMM exit reason, orphan entry */
+	u64 info1;		/* kvm_exit info1, info2 and intr_info */
+	u64 info2;
+	u32 intr_info;
+};
+
+#define ENTRY_WITHOUT_EXIT	1	/* step.detail of an orphan kvm_entry */
+
+struct vcpu {
+	u32 id;
+	u32 tid;
+	u32 cpu;
+	u64 guest_rip;
+	u64 clock;		/* time of this vcpu's last event */
+	struct step steps[MAX_STEPS];
+	unsigned int nr_steps;
+	unsigned int next_step;
+	unsigned int exits_left;
+	unsigned int exits_done;
+	bool finished;
+	bool halted;		/* in a HLT exit, its cpu is free */
+	/* ground truth bookkeeping */
+	bool in_exit;
+	u64 exit_time;
+	unsigned int exit_idx;
+	int pending_mmio;	/* mmio write waiting for kvm_entry, or -1 */
+	u64 mmio_time;
+	int pending_pio;	/* pio waiting for kvm_entry, or -1 */
+	u64 pio_time;
+};
+
+struct truth_cell {
+	u64 samples;
+	u64 paired;
+	u64 total_ns;
+};
+
+struct truth {
+	struct truth_cell vmexit[NR_VCPUS][MAX_EXIT_REASONS];
+	struct truth_cell mmio[NR_VCPUS][NR_MMIO_TARGETS];
+	struct truth_cell ioport[NR_VCPUS][NR_PIO_TARGETS];
+	u64 tp_samples[NR_KVM_TPS];
+	u64 orphan_entries;
+	u64 migrations;
+};
+
+struct out_file {
+	int fd;
+	u8 *buf;
+	size_t used;
+	u64 flushed;		/* file offset of buf[0] */
+	int error;
+};
+
+struct kvmgen {
+	const struct scenario *sc;
+	unsigned int nr_exits;
+	u64 rng;
+	struct out_file out;
+	struct vcpu vcpus[NR_VCPUS];
+	int cpu_owner[NR_HOST_CPUS];	/* running vcpu id, or -1 */
+	u64 last_time;
+	u64 first_sample_time;
+	unsigned int samples_in_round;
+	struct truth truth;
+};
+
+/* xorshift64*: small, fast and the same everywhere */
+static u64 rng_next(u64 *state)
+{
+	u64 x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+static u32 rng_below(u64 *state, u32 n)
+{
+	return (rng_next(state) >> 32) % n;
+}
+
+static u32 rng_range(u64 *state, u32 lo, u32 hi)
+{
+	return lo + rng_below(state, hi - lo + 1);
+}
+
+/* Buffered output: no syscall and no allocation per event. */
+static void out_flush(struct out_file *o)
+{
+	size_t done = 0;
+
+	while (done < o->used && !o->error) {
+		ssize_t n = write(o->fd, o->buf + done, o->used - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			o->error = n < 0 ? errno : EIO;
+		else
+			done += n;
+	}
+	o->flushed += o->used;
+	o->used = 0;
+}
+
+static u64 out_tell(const struct out_file *o)
+{
+	return o->flushed + o->used;
+}
+
+/* Room for one record; size must be well below OUT_BUF_SIZE. */
+static u8 *out_reserve(struct out_file *o, size_t size)
+{
+	u8 *p;
+
+	if (o->used + size > OUT_BUF_SIZE)
+		out_flush(o);
+	p = o->buf + o->used;
+	o->used += size;
+	return p;
+}
+
+static void out_write(struct out_file *o, const void *buf, size_t size)
+{
+	const u8 *data = buf;
+
+	while (size) {
+		size_t chunk = min_t(size_t, size, OUT_BUF_SIZE / 2);
+
+		memcpy(out_reserve(o, chunk), data, chunk);
+		data += chunk;
+		size -= chunk;
+	}
+}
+
+static void out_zeros(struct out_file *o, size_t size)
+{
+	memset(out_reserve(o, size), 0, size);
+}
+
+static void out_u8(struct out_file *o, u8 val)
+{
+	out_write(o, &val, sizeof(val));
+}
+
+static void out_u32(struct out_file *o, u32 val)
+{
+	out_write(o, &val, sizeof(val));
+}
+
+static void out_u64(struct out_file *o, u64 val)
+{
+	out_write(o, &val, sizeof(val));
+}
+
+/* The header's perf_header_string: length, then NUL padded text */
+static void out_header_string(struct out_file *o, const char *str)
+{
+	size_t len = strlen(str) + 1;
+	u32 padded = ALIGN(len, FEATURE_STRING_ALIGN);
+
+	out_u32(o, padded);
+	out_write(o, str, len);
+	out_zeros(o, padded - len);
+}
+
+static u8 *put_u32(u8 *p, u32 val)
+{
+	memcpy(p, &val, sizeof(val));
+	return p + sizeof(val);
+}
+
+static u8 *put_u64(u8 *p, u64 val)
+{
+	memcpy(p, &val, sizeof(val));
+	return p + sizeof(val);
+}
+
+static void store_uint(u8 *p, unsigned int size, u64 val)
+{
+	u8 v8 = val;
+	u16 v16 = val;
+	u32 v32 = val;
+
+	switch (size) {
+	case 1:
+		memcpy(p, &v8, 1);
+		break;
+	case 2:
+		memcpy(p, &v16, 2);
+		break;
+	case 4:
+		memcpy(p, &v32, 4);
+		break;
+	default:
+		memcpy(p, &val, 8);
+		break;
+	}
+}
+
+static void encode_fields(u8 *raw, const struct tp_field *field,
+			  const u64 *values)
+{
+	for (; field->decl; field++)
+		store_uint(raw + field->offset, field->size,
+			   values[field->value]);
+}
+
+/*
+ * perf_trace_buf_alloc() pads the entry so that the u32 size plus the raw
+ * data end on a u64 boundary.
+ */
+static u32 raw_data_size(const struct tp_format *fmt)
+{
+	return ALIGN(fmt->entry_size + sizeof(u32), sizeof(u64)) - sizeof(u32);
+}
+
+static u64 sample_id(enum kvm_tp tp, u32 cpu)
+{
+	return SAMPLE_ID_BASE + tp * NR_HOST_CPUS + cpu;
+}
+
+static void write_finished_round(struct kvmgen *g)
+{
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_FINISHED_ROUND,
+		.size = sizeof(hdr),
+	};
+
+	out_write(&g->out, &hdr, sizeof(hdr));
+	g->samples_in_round = 0;
+}
+
+/* One PERF_RECORD_SAMPLE of tracepoint tp, raw data encoded from values */
+static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
+			    enum kvm_tp tp, u64 *values)
+{
+	const struct tp_format *fmt = &g->sc->formats[tp];
+	u32 raw_size = raw_data_size(fmt);
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_SAMPLE,
+		.misc = PERF_RECORD_MISC_KERNEL,
+		.size = SAMPLE_HEAD_SIZE + raw_size,
+	};
+	u8 *p = out_reserve(&g->out, hdr.size);
+
+	memcpy(p, &hdr, sizeof(hdr));
+	p += sizeof(hdr);
+	p = put_u64(p, sample_id(tp, v->cpu));
+	p = put_u64(p, tp_ips[tp]);
+	p = put_u32(p, VM_PID);
+	p = put_u32(p, v->tid);
+	p = put_u64(p, v->clock);
+	p = put_u32(p, v->cpu);
+	p = put_u32(p, 0);
+	p = put_u64(p, 1);
+	p = put_u32(p, raw_size);
+
+	values[V_COMMON_TYPE] = fmt->id;
+	values[V_COMMON_PID] = v->tid;
+	memset(p, 0, raw_size);
+	encode_fields(p, common_fields, values);
+	encode_fields(p, fmt->fields, values);
+
+	if (!g->first_sample_time)
+		g->first_sample_time = v->clock;
+	g->truth.tp_samples[tp]++;
+	if (++g->samples_in_round == SAMPLES_PER_ROUND)
+		write_finished_round(g);
+}
+
+/*
+ * Ground truth, with the begin and end events of 'perf kvm stat':
+ *  vmexit: kvm_exit -> the vcpu's next kvm_entry
+ *  mmio:   write: kvm_mmio(write) -> next kvm_entry,
+ *          read:  the vcpu's kvm_exit -> kvm_mmio(read)
+ *  ioport: kvm_pio -> next kvm_entry
+ */
+static void account_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx)
+{
+	g->truth.vmexit[v->id][idx].samples++;
+	v->in_exit = true;
+	v->exit_time = v->clock;
+	v->exit_idx = idx;
+}
+
+static void account_span(struct truth_cell *cell, u64 begin, u64 end)
+{
+	cell->paired++;
+	cell->total_ns += end - begin;
+}
+
+static void account_entry(struct kvmgen *g, struct vcpu *v)
+{
+	if (!v->in_exit)
+		return;
+
+	account_span(&g->truth.vmexit[v->id][v->exit_idx], v->exit_time,
+		     v->clock);
+	if (v->pending_mmio >= 0)
+		account_span(&g->truth.mmio[v->id][v->pending_mmio],
+			     v->mmio_time, v->clock);
+	if (v->pending_pio >= 0)
+		account_span(&g->truth.ioport[v->id][v->pending_pio],
+			     v->pio_time, v->clock);
+	v->in_exit = false;
+	v->pending_mmio = -1;
+	v->pending_pio = -1;
+}
+
+static void account_mmio(struct kvmgen *g, struct vcpu *v, unsigned int idx,
+			 u32 type)
+{
+	struct truth_cell *cell = &g->truth.mmio[v->id][idx];
+
+	/* An unsatisfied read is the VMM's turn, not an access yet. */
+	if (type == KVM_TRACE_MMIO_READ_UNSATISFIED)
+		return;
+
+	cell->samples++;
+	if (type == KVM_TRACE_MMIO_READ) {
+		account_span(cell, v->exit_time, v->clock);
+	} else {
+		v->pending_mmio = idx;
+		v->mmio_time = v->clock;
+	}
+}
+
+static void account_pio(struct kvmgen *g, struct vcpu *v, unsigned int idx)
+{
+	g->truth.ioport[v->id][idx].samples++;
+	v->pending_pio = idx;
+	v->pio_time = v->clock;
+}
+
+/*
+ * A halted vcpu gives its cpu away.  On wake up it takes a free cpu: its
+ * own if still free (most of the time), or one a halted sibling left.
+ */
+static void release_cpu(struct kvmgen *g, struct vcpu *v)
+{
+	g->cpu_owner[v->cpu] = -1;
+	v->halted = true;
+}
+
+static void wake_up_on_free_cpu(struct kvmgen *g, struct vcpu *v)
+{
+	u32 others[NR_HOST_CPUS], nr_others = 0, cpu;
+	bool own_free = g->cpu_owner[v->cpu] < 0;
+
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		if (cpu != v->cpu && g->cpu_owner[cpu] < 0)
+			others[nr_others++] = cpu;
+	}
+	if (!own_free || (nr_others && !rng_below(&g->rng, 4))) {
+		/* at most NR_VCPUS - 1 others run, so nr_others > 0 */
+		v->cpu = others[rng_below(&g->rng, nr_others)];
+		g->truth.migrations++;
+	}
+	g->cpu_owner[v->cpu] = v->id;
+	v->halted = false;
+}
+
+static void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
+			  const struct step *s)
+{
+	const struct exit_desc *desc = &g->sc->exits[s->idx];
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_EXIT_REASON] = desc->code;
+	values[V_RIP] = v->guest_rip;
+	values[V_ISA] = g->sc->isa;
+	values[V_INFO1] = s->info1;
+	values[V_INFO2] = s->info2;
+	values[V_INTR_INFO] = s->intr_info;
+	values[V_VCPU_ID] = v->id;
+	write_tp_sample(g, v, TP_KVM_EXIT, values);
+	account_exit(g, v, s->idx);
+	if (desc->work == WORK_HALT)
+		release_cpu(g, v);
+}
+
+static void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
+			   const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	if (v->halted) {
+		wake_up_on_free_cpu(g, v);
+		/* woken up to take the timer interrupt */
+		values[V_INTR_INFO] = TIMER_INTR_INFO;
+	}
+	if (s->detail == ENTRY_WITHOUT_EXIT)
+		g->truth.orphan_entries++;
+
+	values[V_VCPU_ID] = v->id;
+	values[V_RIP] = v->guest_rip;
+	write_tp_sample(g, v, TP_KVM_ENTRY, values);
+	account_entry(g, v);
+	v->guest_rip = 0xffffffff81000000ULL +
+		       (rng_below(&g->rng, 0x800000) & ~0xfULL);
+}
+
+static void emit_kvm_mmio(struct kvmgen *g, struct vcpu *v,
+			  const struct step *s)
+{
+	const struct mmio_target *t = &mmio_targets[s->idx];
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_MMIO_TYPE] = s->detail;
+	values[V_LEN] = 4;
+	values[V_GPA] = t->gpa;
+	if (s->detail != KVM_TRACE_MMIO_READ_UNSATISFIED)
+		values[V_VAL] = t->val;
+	write_tp_sample(g, v, TP_KVM_MMIO, values);
+	account_mmio(g, v, s->idx, s->detail);
+}
+
+static u32 pio_value(struct kvmgen *g, enum pio_target_idx idx)
+{
+	static const char console_text[] = "kvmgen: hello from the guest\n";
+
+	switch (idx) {
+	case PIO_COM1_DATA_OUT:
+		return console_text[rng_below(&g->rng,
+					      sizeof(console_text) - 1)];
+	case PIO_COM1_LSR_IN:
+		return 0x60;	/* transmitter empty */
+	case PIO_RTC_INDEX_OUT:
+		return rng_below(&g->rng, 10);	/* a CMOS clock register */
+	case PIO_RTC_DATA_IN:
+		return rng_below(&g->rng, 0x60);
+	case NR_PIO_TARGETS:
+	default:
+		return 0;
+	}
+}
+
+static void emit_kvm_pio(struct kvmgen *g, struct vcpu *v,
+			 const struct step *s)
+{
+	const struct pio_target *t = &pio_targets[s->idx];
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_PIO_RW] = t->rw;
+	values[V_PORT] = t->port;
+	values[V_SIZE] = 1;
+	values[V_COUNT] = 1;
+	values[V_VAL] = pio_value(g, s->idx);
+	write_tp_sample(g, v, TP_KVM_PIO, values);
+	account_pio(g, v, s->idx);
+}
+
+static void emit_kvm_userspace_exit(struct kvmgen *g, struct vcpu *v,
+				    const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_VMM_EXIT_REASON] = s->detail;
+	write_tp_sample(g, v, TP_KVM_USERSPACE_EXIT, values);
+}
+
+/* Planning: a vcpu's next events, as steps with delays */
+static struct step *add_step(struct vcpu *v, enum kvm_tp tp, u32 delay_ns)
+{
+	struct step *s = &v->steps[v->nr_steps++];
+
+	memset(s, 0, sizeof(*s));
+	s->tp = tp;
+	s->delay_ns = max(delay_ns, 1U);
+	return s;
+}
+
+/* The events of one exit must fit into its chosen duration. */
+struct exit_plan {
+	struct kvmgen *g;
+	struct vcpu *v;
+	u32 duration;		/* kvm_exit -> kvm_entry */
+	u32 elapsed;		/* taken by the steps planned so far */
+};
+
+static struct step *plan_after_exit(struct exit_plan *p, enum kvm_tp tp,
+				    u32 delay_ns)
+{
+	p->elapsed += delay_ns;
+	return add_step(p->v, tp, delay_ns);
+}
+
+static u32 plan_time_left(struct exit_plan *p, u32 min_tail, u32 max_tail)
+{
+	return p->duration - p->elapsed -
+	       rng_range(&p->g->rng, min_tail, max_tail);
+}
+
+/*
+ * KVM traces an OUT before handing it to the VMM, and an IN when the VMM
+ * has provided the data.
+ */
+static void plan_pio(struct exit_plan *p, enum pio_target_idx idx)
+{
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	if (pio_targets[idx].rw == KVM_PIO_OUT) {
+		s = plan_after_exit(p, TP_KVM_PIO, rng_range(rng, 150, 400));
+		s->idx = idx;
+		s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
+				    rng_range(rng, 200, 600));
+		s->detail = VMM_EXIT_IO;
+	} else {
+		s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
+				    rng_range(rng, 300, 800));
+		s->detail = VMM_EXIT_IO;
+		s = plan_after_exit(p, TP_KVM_PIO, plan_time_left(p, 300, 900));
+		s->idx = idx;
+	}
+}
+
+/*
+ * Writes are traced when the access is emulated.  A read the kernel can't
+ * satisfy is traced as unsatisfied, goes to the VMM and is traced again
+ * as a read when the VMM has the data.
+ */
+static void plan_mmio(struct exit_plan *p, enum mmio_target_idx idx)
+{
+	const struct mmio_target *t = &mmio_targets[idx];
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	if (t->type == KVM_TRACE_MMIO_WRITE) {
+		s = plan_after_exit(p, TP_KVM_MMIO,
+				    rng_range(rng, 300, p->duration / 2));
+	} else if (t->kind == MMIO_HPET) {
+		s = plan_after_exit(p, TP_KVM_MMIO, rng_range(rng, 300, 800));
+		s->idx = idx;
+		s->detail = KVM_TRACE_MMIO_READ_UNSATISFIED;
+		s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
+				    rng_range(rng, 200, 500));
+		s->detail = VMM_EXIT_MMIO;
+		s = plan_after_exit(p, TP_KVM_MMIO, plan_time_left(p, 300, 900));
+	} else {
+		s = plan_after_exit(p, TP_KVM_MMIO,
+				    rng_range(rng, p->duration / 2,
+					      p->duration - 200));
+	}
+	s->idx = idx;
+	s->detail = t->type;
+}
+
+/* VMX exit qualification / SVM exit_info_1,2 for the chosen access */
+static void set_exit_info(const struct scenario *sc, struct step *s,
+			  const struct exit_desc *desc, int pio, int mmio)
+{
+	if (desc->work == WORK_IRQ && sc->isa == KVM_ISA_VMX)
+		s->intr_info = TIMER_INTR_INFO;
+
+	if (pio >= 0) {
+		const struct pio_target *t = &pio_targets[pio];
+		bool in = t->rw == KVM_PIO_IN;
+
+		if (sc->isa == KVM_ISA_VMX)
+			s->info1 = (u64)t->port << 16 | (in ? BIT(3) : 0);
+		else
+			s->info1 = (u64)t->port << 16 | BIT(4) | in;
+	}
+	if (mmio >= 0) {
+		const struct mmio_target *t = &mmio_targets[mmio];
+		bool write = t->type == KVM_TRACE_MMIO_WRITE;
+
+		if (sc->isa == KVM_ISA_SVM) {
+			s->info1 = BIT_ULL(32) | (write ? 0x6 : 0x4);
+			s->info2 = t->gpa;
+		} else if (t->kind == MMIO_APIC) {
+			s->info1 = (t->gpa & 0xfff) | (write ? BIT(12) : 0);
+		}
+	}
+}
+
+static u32 exit_duration(struct kvmgen *g, const struct exit_desc *desc,
+			 int mmio)
+{
+	/* The kernel's APIC emulation is quick, whatever exit led to it. */
+	if (mmio >= 0 && mmio_targets[mmio].kind == MMIO_APIC)
+		return rng_range(&g->rng, APIC_EXIT_MIN_NS, APIC_EXIT_MAX_NS);
+	return rng_range(&g->rng, desc->min_ns, desc->max_ns);
+}
+
+static void plan_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx,
+		      u32 guest_ns, int pio, int mmio)
+{
+	const struct exit_desc *desc = &g->sc->exits[idx];
+	struct exit_plan p = {
+		.g = g,
+		.v = v,
+		.duration = exit_duration(g, desc, mmio),
+	};
+	struct step *s = add_step(v, TP_KVM_EXIT, guest_ns);
+
+	s->idx = idx;
+	set_exit_info(g->sc, s, desc, pio, mmio);
+	if (pio >= 0)
+		plan_pio(&p, pio);
+	if (mmio >= 0)
+		plan_mmio(&p, mmio);
+	add_step(v, TP_KVM_ENTRY, p.duration - p.elapsed);
+}
+
+static unsigned int pick_exit(struct kvmgen *g)
+{
+	const struct scenario *sc = g->sc;
+	unsigned int i, total = 0, r;
+
+	for (i = 0; i < sc->nr_exits; i++)
+		total += sc->exits[i].weight;
+	r = rng_below(&g->rng, total);
+	for (i = 0; i < sc->nr_exits - 1; i++) {
+		if (r < sc->exits[i].weight)
+			break;
+		r -= sc->exits[i].weight;
+	}
+	return i;
+}
+
+static int pick_pio_target(struct kvmgen *g)
+{
+	unsigned int i, total = 0, r;
+
+	for (i = 0; i < NR_PIO_TARGETS; i++)
+		total += pio_targets[i].weight;
+	r = rng_below(&g->rng, total);
+	for (i = 0; i < NR_PIO_TARGETS - 1; i++) {
+		if (r < pio_targets[i].weight)
+			break;
+		r -= pio_targets[i].weight;
+	}
+	return i;
+}
+
+static int pick_mmio_target(struct kvmgen *g, unsigned int kinds)
+{
+	unsigned int i, total = 0, r;
+
+	for (i = 0; i < NR_MMIO_TARGETS; i++) {
+		if (mmio_targets[i].kind & kinds)
+			total += mmio_targets[i].weight;
+	}
+	r = rng_below(&g->rng, total);
+	for (i = 0; i < NR_MMIO_TARGETS; i++) {
+		if (!(mmio_targets[i].kind & kinds))
+			continue;
+		if (r < mmio_targets[i].weight)
+			return i;
+		r -= mmio_targets[i].weight;
+	}
+	return -1;
+}
+
+static void plan_random_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
+{
+	unsigned int idx = pick_exit(g);
+	const struct exit_desc *desc = &g->sc->exits[idx];
+	int pio = -1, mmio = -1;
+
+	if (desc->work == WORK_PIO)
+		pio = pick_pio_target(g);
+	else if (desc->work == WORK_MMIO &&
+		 rng_below(&g->rng, 100) < desc->mmio_pct)
+		mmio = pick_mmio_target(g, desc->mmio_kinds);
+	plan_exit(g, v, idx, guest_ns, pio, mmio);
+}
+
+static unsigned int find_exit_by_work(const struct scenario *sc,
+				      enum exit_work work, unsigned int kinds)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_exits; i++) {
+		if (sc->exits[i].work == work &&
+		    (!kinds || sc->exits[i].mmio_kinds & kinds))
+			return i;
+	}
+	return 0;
+}
+
+/*
+ * The recording stops while the vcpu is inside its last exit: vcpu 0 has
+ * already traced an OUT, vcpu 1 an MMIO write, the others only kvm_exit.
+ */
+static void plan_cut_off_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
+{
+	const struct scenario *sc = g->sc;
+	unsigned int first = v->nr_steps;
+
+	switch (v->id) {
+	case 0:
+		plan_exit(g, v, find_exit_by_work(sc, WORK_PIO, 0), guest_ns,
+			  PIO_COM1_DATA_OUT, -1);
+		v->nr_steps = first + 2;
+		break;
+	case 1:
+		plan_exit(g, v, find_exit_by_work(sc, WORK_MMIO, MMIO_APIC),
+			  guest_ns, -1, MMIO_TIMER_COUNT_W);
+		v->nr_steps = first + 2;
+		break;
+	default:
+		plan_random_exit(g, v, guest_ns);
+		v->nr_steps = first + 1;
+		break;
+	}
+}
+
+static bool loses_kvm_exit(const struct kvmgen *g, const struct vcpu *v)
+{
+	return g->sc->cut_off && v->id == ORPHAN_ENTRY_VCPU &&
+	       v->exits_done % ORPHAN_ENTRY_PERIOD == 8;
+}
+
+/* Guest runs for a while, then the next exit and what it brings. */
+static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
+{
+	u32 guest_ns;
+
+	v->nr_steps = 0;
+	v->next_step = 0;
+	if (!v->exits_left) {
+		v->finished = true;
+		return;
+	}
+	guest_ns = rng_range(&g->rng, 1000, 40000);
+	if (loses_kvm_exit(g, v)) {
+		struct step *s = add_step(v, TP_KVM_ENTRY, guest_ns / 2);
+
+		s->detail = ENTRY_WITHOUT_EXIT;
+		guest_ns -= guest_ns / 2;
+	}
+	if (g->sc->cut_off && v->exits_left == 1)
+		plan_cut_off_exit(g, v, guest_ns);
+	else
+		plan_random_exit(g, v, guest_ns);
+	v->exits_left--;
+	v->exits_done++;
+}
+
+static void init_vcpus(struct kvmgen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_VCPUS; i++) {
+		struct vcpu *v = &g->vcpus[i];
+
+		v->id = i;
+		v->tid = vcpu_tids[i];
+		v->cpu = i;
+		g->cpu_owner[i] = i;
+		v->clock = FIRST_EVENT_TIME;
+		v->guest_rip = 0xffffffff81000000ULL + 0x1000 * i;
+		v->exits_left = g->nr_exits / NR_VCPUS +
+				(i < g->nr_exits % NR_VCPUS);
+		v->pending_mmio = -1;
+		v->pending_pio = -1;
+		/* Tools learn the vcpu id from kvm_entry: start with one. */
+		add_step(v, TP_KVM_ENTRY, rng_range(&g->rng, 1, 5000));
+	}
+}
+
+static struct vcpu *next_vcpu(struct kvmgen *g)
+{
+	struct vcpu *best = NULL;
+	u64 best_time = 0;
+	unsigned int i;
+
+	for (i = 0; i < NR_VCPUS; i++) {
+		struct vcpu *v = &g->vcpus[i];
+		u64 when;
+
+		if (v->finished)
+			continue;
+		when = v->clock + v->steps[v->next_step].delay_ns;
+		if (!best || when < best_time) {
+			best = v;
+			best_time = when;
+		}
+	}
+	return best;
+}
+
+static void run_step(struct kvmgen *g, struct vcpu *v)
+{
+	const struct step *s = &v->steps[v->next_step++];
+	u64 when = v->clock + s->delay_ns;
+
+	/* Timestamps are strictly increasing over all vcpus. */
+	if (when <= g->last_time)
+		when = g->last_time + 1;
+	v->clock = when;
+	g->last_time = when;
+
+	switch (s->tp) {
+	case TP_KVM_EXIT:
+		emit_kvm_exit(g, v, s);
+		break;
+	case TP_KVM_ENTRY:
+		emit_kvm_entry(g, v, s);
+		break;
+	case TP_KVM_MMIO:
+		emit_kvm_mmio(g, v, s);
+		break;
+	case TP_KVM_PIO:
+		emit_kvm_pio(g, v, s);
+		break;
+	case TP_KVM_USERSPACE_EXIT:
+		emit_kvm_userspace_exit(g, v, s);
+		break;
+	case NR_KVM_TPS:
+	default:
+		break;
+	}
+	if (v->next_step == v->nr_steps)
+		plan_next_cycle(g, v);
+}
+
+/* Like the COMM events 'perf record' synthesizes: sample id all zero */
+static void write_comm(struct kvmgen *g, u32 tid, const char *comm)
+{
+	size_t comm_size = ALIGN(strlen(comm) + 1, sizeof(u64));
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_COMM,
+		.size = sizeof(hdr) + 2 * sizeof(u32) + comm_size +
+			SAMPLE_ID_TRAILER_SIZE,
+	};
+	u8 *p = out_reserve(&g->out, hdr.size);
+
+	memset(p, 0, hdr.size);
+	memcpy(p, &hdr, sizeof(hdr));
+	p = put_u32(p + sizeof(hdr), VM_PID);
+	p = put_u32(p, tid);
+	memcpy(p, comm, strlen(comm));
+}
+
+static void vcpu_comm(char *buf, size_t size, unsigned int vcpu)
+{
+	snprintf(buf, size, "CPU %u/KVM", vcpu);
+}
+
+static void write_comms(struct kvmgen *g)
+{
+	char comm[16];
+	unsigned int i;
+
+	write_comm(g, VM_PID, "qemu-system-x86");
+	for (i = 0; i < NR_VCPUS; i++) {
+		vcpu_comm(comm, sizeof(comm), i);
+		write_comm(g, vcpu_tids[i], comm);
+	}
+}
+
+static void write_events(struct kvmgen *g)
+{
+	struct vcpu *v;
+
+	write_comms(g);
+	init_vcpus(g);
+	while ((v = next_vcpu(g)) != NULL)
+		run_step(g, v);
+	write_finished_round(g);
+}
+
+static void init_tp_attr(struct perf_event_attr *attr,
+			 const struct tp_format *fmt)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->size = sizeof(*attr);
+	attr->config = fmt->id;
+	attr->sample_period = 1;
+	attr->sample_type = KVM_SAMPLE_TYPE;
+	attr->disabled = 1;
+	attr->inherit = 1;
+	attr->sample_id_all = 1;
+}
+
+static void write_tp_ids(struct kvmgen *g, enum kvm_tp tp)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
+		out_u64(&g->out, sample_id(tp, cpu));
+}
+
+/* The attrs section: each attr followed by the location of its ids */
+static void write_attrs(struct kvmgen *g, u64 ids_offset)
+{
+	struct perf_event_attr attr;
+	struct perf_file_section ids;
+	int tp;
+
+	for (tp = 0; tp < NR_KVM_TPS; tp++) {
+		init_tp_attr(&attr, &g->sc->formats[tp]);
+		ids.offset = ids_offset + tp * NR_HOST_CPUS * sizeof(u64);
+		ids.size = NR_HOST_CPUS * sizeof(u64);
+		out_write(&g->out, &attr, sizeof(attr));
+		out_write(&g->out, &ids, sizeof(ids));
+	}
+}
+
+/* Feature sections, see perf.data-file-format.txt */
+static const char header_page_text[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char header_event_text[] =
+	"# compressed entry header\n"
+	"\ttype_len    :    5 bits\n"
+	"\ttime_delta  :   27 bits\n"
+	"\tarray       :   32 bits\n"
+	"\n"
+	"\tpadding     : type == 29\n"
+	"\ttime_extend : type == 30\n"
+	"\ttime_stamp : type == 31\n"
+	"\tdata max type_len  == 28\n";
+
+static size_t format_fields(char *buf, size_t size,
+			    const struct tp_field *field)
+{
+	size_t len = 0;
+
+	for (; field->decl; field++)
+		len += scnprintf(buf + len, size - len,
+				 "\tfield:%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+				 field->decl, field->offset, field->size,
+				 field->is_signed);
+	return len;
+}
+
+/* The text of events/kvm/<name>/format */
+static size_t format_tp_text(char *buf, size_t size, enum kvm_tp tp,
+			     const struct tp_format *fmt)
+{
+	size_t len;
+
+	len = scnprintf(buf, size, "name: %s\nID: %u\nformat:\n",
+			tp_names[tp], fmt->id);
+	len += format_fields(buf + len, size - len, common_fields);
+	len += scnprintf(buf + len, size - len, "\n");
+	len += format_fields(buf + len, size - len, fmt->fields);
+	len += scnprintf(buf + len, size - len, "\nprint fmt: %s\n",
+			 fmt->print_fmt);
+	return len;
+}
+
+static void write_tracing_header(struct out_file *o)
+{
+	/* 23, 8, 68 and "tracing", then the version string */
+	static const char magic[] = "\027\010Dtracing0.6";
+
+	out_write(o, magic, sizeof(magic));
+	out_u8(o, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	out_u8(o, sizeof(u64));		/* long of an x86_64 kernel */
+	out_u32(o, TRACE_PAGE_SIZE);
+
+	out_write(o, "header_page", sizeof("header_page"));
+	out_u64(o, sizeof(header_page_text) - 1);
+	out_write(o, header_page_text, sizeof(header_page_text) - 1);
+	out_write(o, "header_event", sizeof("header_event"));
+	out_u64(o, sizeof(header_event_text) - 1);
+	out_write(o, header_event_text, sizeof(header_event_text) - 1);
+}
+
+static void write_kvm_formats(struct kvmgen *g)
+{
+	static char text[FORMAT_TEXT_MAX];
+	int tp;
+
+	out_u32(&g->out, 1);
+	out_write(&g->out, "kvm", sizeof("kvm"));
+	out_u32(&g->out, NR_KVM_TPS);
+	for (tp = 0; tp < NR_KVM_TPS; tp++) {
+		size_t len = format_tp_text(text, sizeof(text), tp,
+					    &g->sc->formats[tp]);
+
+		out_u64(&g->out, len);
+		out_write(&g->out, text, len);
+	}
+}
+
+/* saved_cmdlines: "pid comm" lines for the VM's threads */
+static void write_saved_cmdlines(struct kvmgen *g)
+{
+	char text[256], comm[16];
+	size_t len;
+	unsigned int i;
+
+	len = scnprintf(text, sizeof(text), "%u qemu-system-x86\n", VM_PID);
+	for (i = 0; i < NR_VCPUS; i++) {
+		vcpu_comm(comm, sizeof(comm), i);
+		len += scnprintf(text + len, sizeof(text) - len, "%u %s\n",
+				 vcpu_tids[i], comm);
+	}
+	out_u64(&g->out, len);
+	out_write(&g->out, text, len);
+}
+
+static void write_tracing_data(struct kvmgen *g)
+{
+	write_tracing_header(&g->out);
+	out_u32(&g->out, 0);		/* no ftrace event formats */
+	write_kvm_formats(g);
+	out_u32(&g->out, 0);		/* empty kallsyms */
+	out_u32(&g->out, 0);		/* empty printk formats */
+	write_saved_cmdlines(g);
+}
+
+static void write_hostname(struct kvmgen *g)
+{
+	out_header_string(&g->out, "kvmgen");
+}
+
+static void write_osrelease(struct kvmgen *g)
+{
+	out_header_string(&g->out, g->sc->osrelease);
+}
+
+static void write_version(struct kvmgen *g)
+{
+	out_header_string(&g->out, "6.12.0");
+}
+
+static void write_arch(struct kvmgen *g)
+{
+	out_header_string(&g->out, "x86_64");
+}
+
+static void write_nrcpus(struct kvmgen *g)
+{
+	out_u32(&g->out, NR_HOST_CPUS);	/* available */
+	out_u32(&g->out, NR_HOST_CPUS);	/* online */
+}
+
+static void write_cpudesc(struct kvmgen *g)
+{
+	out_header_string(&g->out, g->sc->cpudesc);
+}
+
+static void write_cpuid(struct kvmgen *g)
+{
+	out_header_string(&g->out, g->sc->cpuid);
+}
+
+static void write_event_desc(struct kvmgen *g)
+{
+	struct perf_event_attr attr;
+	char name[64];
+	int tp;
+
+	out_u32(&g->out, NR_KVM_TPS);
+	out_u32(&g->out, sizeof(attr));
+	for (tp = 0; tp < NR_KVM_TPS; tp++) {
+		init_tp_attr(&attr, &g->sc->formats[tp]);
+		out_write(&g->out, &attr, sizeof(attr));
+		out_u32(&g->out, NR_HOST_CPUS);
+		snprintf(name, sizeof(name), "kvm:%s", tp_names[tp]);
+		out_header_string(&g->out, name);
+		write_tp_ids(g, tp);
+	}
+}
+
+static void write_sample_time(struct kvmgen *g)
+{
+	out_u64(&g->out, g->first_sample_time);
+	out_u64(&g->out, g->last_time);
+}
+
+struct feature_writer {
+	int feat;
+	void (*write)(struct kvmgen *g);
+};
+
+/* In feature bit order, as the reader expects the sections */
+static const struct feature_writer feature_writers[] = {
+	{ HEADER_TRACING_DATA,	write_tracing_data },
+	{ HEADER_HOSTNAME,	write_hostname },
+	{ HEADER_OSRELEASE,	write_osrelease },
+	{ HEADER_VERSION,	write_version },
+	{ HEADER_ARCH,		write_arch },
+	{ HEADER_NRCPUS,	write_nrcpus },
+	{ HEADER_CPUDESC,	write_cpudesc },
+	{ HEADER_CPUID,		write_cpuid },
+	{ HEADER_EVENT_DESC,	write_event_desc },
+	{ HEADER_SAMPLE_TIME,	write_sample_time },
+};
+
+static int pwrite_all(int fd, const void *buf, size_t size, u64 offset)
+{
+	const u8 *data = buf;
+
+	while (size) {
+		ssize_t n = pwrite(fd, data, size, offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		data += n;
+		size -= n;
+		offset += n;
+	}
+	return 0;
+}
+
+/* The section table follows the data, the sections follow the table. */
+static int write_features(struct kvmgen *g, struct perf_file_header *hdr)
+{
+	struct perf_file_section secs[ARRAY_SIZE(feature_writers)];
+	u64 table_offset = out_tell(&g->out);
+	unsigned int i;
+
+	out_zeros(&g->out, sizeof(secs));
+	for (i = 0; i < ARRAY_SIZE(feature_writers); i++) {
+		secs[i].offset = out_tell(&g->out);
+		feature_writers[i].write(g);
+		secs[i].size = out_tell(&g->out) - secs[i].offset;
+		__set_bit(feature_writers[i].feat, hdr->adds_features);
+	}
+	out_flush(&g->out);
+	if (g->out.error)
+		return -g->out.error;
+	return pwrite_all(g->out.fd, secs, sizeof(secs), table_offset);
+}
+
+/*
+ * Layout: header, sample ids, attrs, data, feature section table, feature
+ * sections.  The header goes in last, when all offsets are known.
+ */
+static int write_perf_data(struct kvmgen *g)
+{
+	struct perf_file_header hdr;
+	u64 ids_offset = sizeof(hdr);
+	int tp, err;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.magic = PERF_FILE_MAGIC;
+	hdr.size = sizeof(hdr);
+	hdr.attr_size = sizeof(struct perf_event_attr) +
+			sizeof(struct perf_file_section);
+
+	out_zeros(&g->out, sizeof(hdr));
+	for (tp = 0; tp < NR_KVM_TPS; tp++)
+		write_tp_ids(g, tp);
+
+	hdr.attrs.offset = out_tell(&g->out);
+	write_attrs(g, ids_offset);
+	hdr.attrs.size = out_tell(&g->out) - hdr.attrs.offset;
+
+	hdr.data.offset = out_tell(&g->out);
+	write_events(g);
+	hdr.data.size = out_tell(&g->out) - hdr.data.offset;
+
+	err = write_features(g, &hdr);
+	if (err)
+		return err;
+	return pwrite_all(g->out.fd, &hdr, sizeof(hdr), 0);
+}
+
+static void write_truth_header(const struct kvmgen *g, FILE *fp)
+{
+	const struct truth *t = &g->truth;
+	u64 total = 0;
+	unsigned int i;
+
+	fprintf(fp, "# kvmgen scenario %s exits %u pid %d vcpus %d cpus %d\n",
+		g->sc->name, g->nr_exits, VM_PID, NR_VCPUS, NR_HOST_CPUS);
+	for (i = 0; i < NR_VCPUS; i++)
+		fprintf(fp, "# vcpu %u tid %u\n", i, vcpu_tids[i]);
+	for (i = 0; i < NR_KVM_TPS; i++)
+		total += t->tp_samples[i];
+	fprintf(fp, "# samples total %llu", (unsigned long long)total);
+	for (i = 0; i < NR_KVM_TPS; i++)
+		fprintf(fp, " kvm:%s %llu", tp_names[i],
+			(unsigned long long)t->tp_samples[i]);
+	fprintf(fp, "\n# orphan_entries %llu migrations %llu\n",
+		(unsigned long long)t->orphan_entries,
+		(unsigned long long)t->migrations);
+	fprintf(fp, "# analysis vcpu key samples paired total_ns\n");
+}
+
+static void write_truth_cell(FILE *fp, const char *analysis, unsigned int vcpu,
+			     const char *key, const struct truth_cell *cell)
+{
+	if (!cell->samples)
+		return;
+	fprintf(fp, "%s %u %s %llu %llu %llu\n", analysis, vcpu, key,
+		(unsigned long long)cell->samples,
+		(unsigned long long)cell->paired,
+		(unsigned long long)cell->total_ns);
+}
+
+static void write_truth_cells(const struct kvmgen *g, FILE *fp)
+{
+	const struct truth *t = &g->truth;
+	unsigned int vcpu, i;
+	char key[64];
+
+	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
+		for (i = 0; i < g->sc->nr_exits; i++) {
+			const struct exit_desc *desc = &g->sc->exits[i];
+
+			if (desc->name)
+				snprintf(key, sizeof(key), "%s", desc->name);
+			else
+				snprintf(key, sizeof(key), "%#x", desc->code);
+			write_truth_cell(fp, "vmexit", vcpu, key,
+					 &t->vmexit[vcpu][i]);
+		}
+	}
+	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
+		for (i = 0; i < NR_MMIO_TARGETS; i++) {
+			const struct mmio_target *m = &mmio_targets[i];
+
+			snprintf(key, sizeof(key), "%#llx:%s",
+				 (unsigned long long)m->gpa,
+				 m->type == KVM_TRACE_MMIO_WRITE ? "W" : "R");
+			write_truth_cell(fp, "mmio", vcpu, key,
+					 &t->mmio[vcpu][i]);
+		}
+	}
+	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
+		for (i = 0; i < NR_PIO_TARGETS; i++) {
+			const struct pio_target *p = &pio_targets[i];
+
+			snprintf(key, sizeof(key), "%#x:%s", p->port,
+				 p->rw == KVM_PIO_OUT ? "POUT" : "PIN");
+			write_truth_cell(fp, "ioport", vcpu, key,
+					 &t->ioport[vcpu][i]);
+		}
+	}
+}
+
+static int write_truth(const struct kvmgen *g, const char *data_path)
+{
+	char path[PATH_MAX];
+	FILE *fp;
+	int err = 0;
+
+	if (snprintf(path, sizeof(path), "%s.truth", data_path) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fp = fopen(path, "w");
+	if (!fp)
+		return -errno;
+	write_truth_header(g, fp);
+	write_truth_cells(g, fp);
+	if (ferror(fp))
+		err = -EIO;
+	if (fclose(fp) && !err)
+		err = -errno;
+	return err;
+}
+
+static const struct scenario *find_scenario(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		if (!strcmp(scenarios[i].name, name))
+			return &scenarios[i];
+	}
+	return NULL;
+}
+
+static int kvmgen_usage(void)
+{
+	fprintf(stderr,
+		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired [EXITS]]\n");
+	return -1;
+}
+
+static int generate(struct kvmgen *g, const char *path)
+{
+	int err;
+
+	g->out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (g->out.fd < 0)
+		return -errno;
+	err = write_perf_data(g);
+	if (close(g->out.fd) && !err)
+		err = -errno;
+	if (!err)
+		err = write_truth(g, path);
+	return err;
+}
+
+static int kvmgen(int argc, const char **argv)
+{
+	const struct scenario *sc = find_scenario(argc > 1 ? argv[1] : "vmx");
+	unsigned long exits = DEFAULT_EXITS;
+	struct kvmgen *g;
+	char *end;
+	int err;
+
+	if (argc < 1 || !sc)
+		return kvmgen_usage();
+	if (argc > 2) {
+		errno = 0;
+		exits = strtoul(argv[2], &end, 0);
+		if (errno || *end || exits < NR_VCPUS || exits > UINT_MAX)
+			return kvmgen_usage();
+	}
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -1;
+	g->out.buf = malloc(OUT_BUF_SIZE);
+	if (!g->out.buf) {
+		free(g);
+		return -1;
+	}
+	g->sc = sc;
+	g->nr_exits = exits;
+	g->rng = sc->seed;
+
+	err = generate(g, argv[0]);
+	if (err)
+		fprintf(stderr, "%s: writing %s: %s\n", __func__, argv[0],
+			strerror(-err));
+	free(g->out.buf);
+	free(g);
+	return err ? -1 : 0;
+}
+
+DEFINE_WORKLOAD(kvmgen);
