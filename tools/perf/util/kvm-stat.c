@@ -492,6 +492,7 @@ void kvm_events_report__add(struct kvm_events_report *report,
 	u64 key;
 
 	report->totals.read++;
+	report->totals.by_tp[s->tp]++;
 	vcpu = vcpu_state__get(report, s->tid);
 	if (!vcpu) {
 		report->totals.unused++;
@@ -598,12 +599,27 @@ static void print_key(const struct kvm_events_report *report,
 		(double)entry->total_ns / entry->timed / 1000);
 }
 
+/* An empty table needs a reason: often the host never emits the events. */
+static void print_no_samples(const struct kvm_events_report *report, FILE *fp)
+{
+	const struct kvm_events_totals *t = &report->totals;
+	size_t i;
+
+	fprintf(fp, "No %s samples; kvm events read:", report->analysis->name);
+	for (i = 0; i < ARRAY_SIZE(kvm_tps); i++)
+		fprintf(fp, " %s %llu%s", kvm_tps[i].name,
+			(unsigned long long)t->by_tp[kvm_tps[i].tp],
+			i + 1 < ARRAY_SIZE(kvm_tps) ? "," : ".\n");
+}
+
 static void print_footer(const struct kvm_events_report *report, FILE *fp)
 {
 	const struct kvm_events_totals *t = &report->totals;
 
 	fprintf(fp, "\nTotal Samples:%llu, Total events handled time:%.2fus.\n",
 		(unsigned long long)t->keyed, (double)t->total_ns / 1000);
+	if (!t->keyed)
+		print_no_samples(report, fp);
 	if (t->no_end || t->no_begin)
 		fprintf(fp, "Samples without time:%llu (no end event:%llu, no begin event:%llu).\n",
 			(unsigned long long)(t->no_end + t->no_begin),
