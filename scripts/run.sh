@@ -20,7 +20,7 @@ report() {
 }
 
 if [ -c /dev/kvm ] &&
-   "$perf" kvm-events record -q -o "$dir/guest.data" -- \
+   taskset -c 0 "$perf" kvm-events record -q -o "$dir/guest.data" -- \
 	"$perf" test -w kvmguest 50 30 40 20 > "$dir/record.log" 2>&1; then
 	echo "== The bundled KVM guest: 50 port writes, 30 port reads,"
 	echo "== 40 MMIO writes and 20 MMIO reads, recorded with"

@@ -6,6 +6,7 @@
  *   perf kvm-events report [<options>]
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,8 +26,11 @@
 #include "util/evsel.h"
 #include "util/intlist.h"
 #include "util/kvm-stat.h"
+#include "util/machine.h"
 #include "util/sample.h"
 #include "util/session.h"
+#include "util/thread.h"
+#include "util/time-utils.h"
 #include "util/tool.h"
 #include "util/tracepoint.h"
 
@@ -42,45 +46,69 @@ static const char * const recorded_tracepoints[] = {
 	"kvm:kvm_userspace_exit",
 };
 
+enum output_format {
+	OUTPUT_TABLE,
+	OUTPUT_JSON,
+	OUTPUT_CSV,
+};
+
 struct kvm_events {
 	struct perf_tool		tool;
 	struct kvm_events_report	report;
+	struct kvm_events_options	opts;
+	struct perf_session		*session;
+	const struct column		*columns[16];
+	int				nr_columns;
+	enum kvm_events_sort		sort;
+	enum output_format		output;
 	const char			*input;
 	const char			*event;
-	const char			*sort;
+	const char			*sort_name;
+	const char			*vcpus;
 	const char			*pids;
-	int				vcpu;
+	const char			*time;
+	const char			*fields;
+	const char			*duration;
+	double				duration_us;
+	int				top;
+	bool				stats;
+	bool				split_idle;
+	bool				per_vcpu;
+	bool				per_vm;
+	bool				json;
+	bool				csv;
 	bool				force;
 };
 
-static int tracepoints_missing_reason(void)
+/* Says why no kvm tracepoint can be recorded, and how to fix it. */
+static void explain_missing_tracepoints(void)
 {
-	char path[PATH_MAX];
-	const char *tracing = tracing_path_mount();
+	char tracing[PATH_MAX], path[PATH_MAX + 16];
+	const char *mount = tracing_path_mount();
+	size_t len;
 
-	if (!tracing) {
-		pr_err("perf kvm-events: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n");
-		return -ENOENT;
+	if (!mount) {
+		pr_err("perf kvm-events record: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n");
+		return;
 	}
+	/* tracing_path_mount() ends in a slash */
+	len = strlen(mount);
+	if (len && mount[len - 1] == '/')
+		len--;
+	snprintf(tracing, sizeof(tracing), "%.*s", (int)len, mount);
 	snprintf(path, sizeof(path), "%s/events/kvm", tracing);
-	if (access(path, F_OK)) {
-		if (errno == EACCES) {
-			pr_err("perf kvm-events: no permission to read %s; run as root, or give this user access to tracefs\n",
-			       tracing);
-			return -EACCES;
-		}
-		pr_err("perf kvm-events: no kvm tracepoints in %s/events; load the kvm module: modprobe kvm_intel (or kvm_amd)\n",
+	if (access(path, F_OK) && errno == EACCES)
+		pr_err("perf kvm-events record: no permission to read %s; run as root, or give this user access to tracefs\n",
 		       tracing);
-		return -ENOENT;
-	}
-	if (access(path, R_OK | X_OK)) {
-		pr_err("perf kvm-events: no permission to read %s; run as root\n",
+	else if (access(path, F_OK))
+		pr_err("perf kvm-events record: no kvm tracepoints in %s/events; load the kvm module: modprobe kvm_intel (or kvm_amd)\n",
+		       tracing);
+	else if (access(path, R_OK | X_OK))
+		pr_err("perf kvm-events record: no permission to read %s; run as root\n",
 		       path);
-		return -EACCES;
-	}
-	pr_err("perf kvm-events: %s holds none of kvm_exit, kvm_entry, kvm_mmio, kvm_pio\n",
-	       path);
-	return -ENOENT;
+	else
+		pr_err("perf kvm-events record: %s holds none of kvm_exit, kvm_entry, kvm_mmio, kvm_pio\n",
+		       path);
 }
 
 static int kvm_events_record(int argc, const char **argv)
@@ -112,7 +140,8 @@ static int kvm_events_record(int argc, const char **argv)
 	}
 	if (!found) {
 		free(rec_argv);
-		return tracepoints_missing_reason();
+		explain_missing_tracepoints();
+		return 1;
 	}
 	for (i = 1; i < argc; i++)
 		rec_argv[rec_argc++] = argv[i];
@@ -211,14 +240,29 @@ static int check_input(const char *path)
 	return 0;
 }
 
-static int read_session(struct kvm_events *kvm)
+static int parse_time_option(struct kvm_events *kvm)
+{
+	int size = 0, num = 0;
+
+	if (!kvm->time)
+		return 0;
+	if (perf_time__parse_for_ranges(kvm->time, kvm->session,
+					&kvm->opts.time_ranges, &size, &num)) {
+		pr_err("perf kvm-events report: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
+		       kvm->time);
+		return -EINVAL;
+	}
+	kvm->opts.nr_time_ranges = num;
+	return 0;
+}
+
+static int open_session(struct kvm_events *kvm)
 {
 	struct perf_data data = {
 		.path  = kvm->input,
 		.mode  = PERF_DATA_MODE_READ,
 		.force = kvm->force,
 	};
-	struct perf_session *session;
 	int ret = check_input(kvm->input);
 
 	if (ret)
@@ -226,20 +270,34 @@ static int read_session(struct kvm_events *kvm)
 	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
 	kvm->tool.sample = process_sample;
 	kvm->tool.lost = process_lost;
+	kvm->tool.comm = perf_event__process_comm;
 
-	session = perf_session__new(&data, &kvm->tool);
-	if (IS_ERR(session)) {
+	kvm->session = perf_session__new(&data, &kvm->tool);
+	if (IS_ERR(kvm->session)) {
+		ret = PTR_ERR(kvm->session);
+		kvm->session = NULL;
 		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
-		return PTR_ERR(session);
+		return ret;
 	}
+	return 0;
+}
 
-	ret = setup_decoders(kvm, session->evlist);
+static int read_session(struct kvm_events *kvm,
+			const struct kvm_events_analysis *analysis)
+{
+	struct perf_session *session = kvm->session;
+	int ret = setup_decoders(kvm, session->evlist);
+
 	if (ret == 0) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
 		ret = -EINVAL;
 	}
-	if (ret > 0) {
+	if (ret > 0)
+		ret = parse_time_option(kvm);
+	if (!ret)
+		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
+	if (!ret) {
 		kvm->report.default_isa =
 			kvm_events_isa_from_cpuid(perf_env__cpuid(&session->header.env));
 		ret = perf_session__process_events(session);
@@ -247,66 +305,759 @@ static int read_session(struct kvm_events *kvm)
 			pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
 	}
 	free_decoders(session->evlist);
-	perf_session__delete(session);
 	return ret;
 }
 
-static int parse_report_options(struct kvm_events *kvm, enum kvm_events_sort *sort)
-{
-	const struct kvm_events_analysis *analysis;
+/*
+ * Output columns.  A value is in ns for the time columns, a fraction for
+ * the shares, a count for samples.
+ */
+enum column_kind {
+	COLUMN_COUNT,
+	COLUMN_SHARE,
+	COLUMN_TIME,
+};
 
-	analysis = kvm_events_analysis__find(kvm->event);
-	if (!analysis) {
+struct table_totals {
+	u64	samples;
+	u64	total_ns;
+};
+
+struct column {
+	const char	*name;		/* for --fields, json and csv */
+	const char	*header;
+	enum column_kind kind;
+	bool		percentile;
+	double		(*value)(struct kvm_events_key *key,
+				 const struct table_totals *totals);
+};
+
+static double col_samples(struct kvm_events_key *key,
+			  const struct table_totals *t __maybe_unused)
+{
+	return key->samples;
+}
+
+static double col_samples_share(struct kvm_events_key *key,
+				const struct table_totals *t)
+{
+	return t->samples ? (double)key->samples * 100 / t->samples : 0;
+}
+
+static double col_time_share(struct kvm_events_key *key,
+			     const struct table_totals *t)
+{
+	return t->total_ns ? (double)key->total_ns * 100 / t->total_ns : 0;
+}
+
+static double col_total(struct kvm_events_key *key,
+			const struct table_totals *t __maybe_unused)
+{
+	return key->total_ns;
+}
+
+static double col_min(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return key->stats.min;
+}
+
+static double col_max(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return key->stats.max;
+}
+
+static double col_avg(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return (double)key->total_ns / key->timed;
+}
+
+static double col_stddev(struct kvm_events_key *key,
+			 const struct table_totals *t __maybe_unused)
+{
+	return kvm_events_key__stddev(key);
+}
+
+static double col_p50(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return kvm_events_key__percentile(key, 50);
+}
+
+static double col_p90(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return kvm_events_key__percentile(key, 90);
+}
+
+static double col_p99(struct kvm_events_key *key,
+		      const struct table_totals *t __maybe_unused)
+{
+	return kvm_events_key__percentile(key, 99);
+}
+
+static double col_p999(struct kvm_events_key *key,
+		       const struct table_totals *t __maybe_unused)
+{
+	return kvm_events_key__percentile(key, 99.9);
+}
+
+static const struct column columns[] = {
+	{ "samples", "Samples", COLUMN_COUNT, false, col_samples },
+	{ "samples%", "Samples%", COLUMN_SHARE, false, col_samples_share },
+	{ "time%", "Time%", COLUMN_SHARE, false, col_time_share },
+	{ "total", "Total time", COLUMN_TIME, false, col_total },
+	{ "min", "Min time", COLUMN_TIME, false, col_min },
+	{ "max", "Max time", COLUMN_TIME, false, col_max },
+	{ "avg", "Avg time", COLUMN_TIME, false, col_avg },
+	{ "stddev", "Stddev", COLUMN_TIME, false, col_stddev },
+	{ "p50", "p50", COLUMN_TIME, true, col_p50 },
+	{ "p90", "p90", COLUMN_TIME, true, col_p90 },
+	{ "p99", "p99", COLUMN_TIME, true, col_p99 },
+	{ "p99.9", "p99.9", COLUMN_TIME, true, col_p999 },
+};
+
+#define DEFAULT_FIELDS	"samples,samples%,time%,avg"
+#define STATS_FIELDS	"samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9"
+
+static const struct column *column__find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(columns); i++) {
+		if (!strcmp(columns[i].name, name))
+			return &columns[i];
+	}
+	return NULL;
+}
+
+static int parse_fields(struct kvm_events *kvm, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	kvm->nr_columns = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct column *col = column__find(tok);
+
+		if (!col || kvm->nr_columns == (int)ARRAY_SIZE(kvm->columns)) {
+			pr_err("perf kvm-events report: --fields %s: unknown field '%s', expected any of %s\n",
+			       list, tok, STATS_FIELDS);
+			ret = -EINVAL;
+			break;
+		}
+		kvm->columns[kvm->nr_columns++] = col;
+		if (col->percentile)
+			kvm->opts.percentiles = true;
+	}
+	free(copy);
+	return ret;
+}
+
+/*
+ * Cell widths of the original kvm-events layout: "%10llu", "%12.2f%%",
+ * "%12.2fus", each after a space.
+ */
+static int column_width(const struct column *col)
+{
+	return col->kind == COLUMN_COUNT ? 10 : col->kind == COLUMN_SHARE ? 13 : 14;
+}
+
+static void print_cell(const struct column *col, struct kvm_events_key *key,
+		       const struct table_totals *totals, FILE *fp)
+{
+	int width = column_width(col);
+	bool untimed = !key->timed && col->value != col_samples &&
+		       col->value != col_samples_share;
+
+	if (untimed)
+		fprintf(fp, " %*s", width, "-");
+	else if (col->kind == COLUMN_COUNT)
+		fprintf(fp, " %*" PRIu64, width, key->samples);
+	else if (col->kind == COLUMN_SHARE)
+		fprintf(fp, " %*.2f%%", width - 1, col->value(key, totals));
+	else
+		fprintf(fp, " %*.2fus", width - 2, col->value(key, totals) / 1000);
+}
+
+static void print_header(struct kvm_events *kvm, FILE *fp)
+{
+	int i;
+
+	fprintf(fp, "%20s", kvm_events_analysis__column(kvm->report.analysis));
+	for (i = 0; i < kvm->nr_columns; i++) {
+		const struct column *col = kvm->columns[i];
+		int width = column_width(col);
+
+		/* That layout's last header, "Avg time", stands out by one. */
+		if (i == kvm->nr_columns - 1 && col->kind == COLUMN_TIME)
+			width++;
+		fprintf(fp, " %*s", width, col->header);
+	}
+	fprintf(fp, "\n\n");
+}
+
+static void print_row(struct kvm_events *kvm, struct kvm_events_key *key,
+		      const struct table_totals *totals, FILE *fp)
+{
+	int i;
+
+	fprintf(fp, "%20s", key->name);
+	for (i = 0; i < kvm->nr_columns; i++)
+		print_cell(kvm->columns[i], key, totals, fp);
+	fprintf(fp, "\n");
+}
+
+/* A log2 histogram in microseconds, as bcc and bpftrace draw them */
+static void print_histogram(struct kvm_events_key *key, FILE *fp)
+{
+	int first = -1, last = -1, b, width = 40;
+	u64 most = 0;
+
+	for (b = 0; b < KVM_EVENTS_LOG2_BUCKETS; b++) {
+		if (!key->log2_us[b])
+			continue;
+		if (first < 0)
+			first = b;
+		last = b;
+		if (key->log2_us[b] > most)
+			most = key->log2_us[b];
+	}
+	if (first < 0)
+		return;
+	fprintf(fp, "\n%s (us):\n", key->name);
+	for (b = first; b <= last; b++) {
+		u64 lo = b ? 1ULL << (b - 1) : 0, hi = 1ULL << b;
+		int bar = most ? (int)(key->log2_us[b] * width / most) : 0;
+		char range[48];
+
+		if (b == KVM_EVENTS_LOG2_BUCKETS - 1)
+			snprintf(range, sizeof(range), "[%" PRIu64 ", ...)", lo);
+		else
+			snprintf(range, sizeof(range), "[%" PRIu64 ", %" PRIu64 ")", lo, hi);
+		fprintf(fp, "%-22s %10" PRIu64 " |%-*.*s|\n", range,
+			key->log2_us[b], width, bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+}
+
+static const char *comm_of(struct kvm_events *kvm, u32 pid)
+{
+	struct thread *thread;
+	const char *comm = NULL;
+
+	thread = machine__find_thread(&kvm->session->machines.host, pid, pid);
+	if (thread) {
+		comm = thread__comm_str(thread);
+		thread__put(thread);
+	}
+	return comm ? comm : "?";
+}
+
+static void print_title(struct kvm_events *kvm, struct kvm_events_key **keys,
+			size_t nr, FILE *fp)
+{
+	u32 group = nr ? keys[0]->group : 0;
+
+	switch (nr ? kvm->opts.group : KVM_EVENTS_GROUP_NONE) {
+	case KVM_EVENTS_GROUP_VCPU:
+		if (group == KVM_EVENTS_NO_VCPU)
+			fprintf(fp, "Analyze events for threads without a known VCPU id:\n\n");
+		else
+			fprintf(fp, "Analyze events for VCPU %u:\n\n", group);
+		return;
+	case KVM_EVENTS_GROUP_VM:
+		fprintf(fp, "Analyze events for VM pid %u (%s):\n\n", group,
+			comm_of(kvm, group));
+		return;
+	case KVM_EVENTS_GROUP_NONE:
+	default:
+		break;
+	}
+	if (!kvm->vcpus)
+		fprintf(fp, "Analyze events for all VCPUs:\n\n");
+	else if (strspn(kvm->vcpus, "0123456789") == strlen(kvm->vcpus))
+		fprintf(fp, "Analyze events for VCPU %s:\n\n", kvm->vcpus);
+	else
+		fprintf(fp, "Analyze events for VCPUs %s:\n\n", kvm->vcpus);
+}
+
+static bool is_idle(struct kvm_events *kvm, const struct kvm_events_key *key)
+{
+	return kvm->split_idle &&
+	       kvm_events_analysis__is_idle(kvm->report.analysis, key->key);
+}
+
+/* Prints keys[0..nr) whose idleness is @idle, as one table. */
+static void print_rows(struct kvm_events *kvm, struct kvm_events_key **keys,
+		       size_t nr, bool idle, FILE *fp)
+{
+	struct table_totals totals = { 0, 0 };
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		/* Samples% stays a share of every sample, idle or not. */
+		totals.samples += keys[i]->samples;
+		if (is_idle(kvm, keys[i]) == idle)
+			totals.total_ns += keys[i]->total_ns;
+	}
+	for (i = 0; i < nr; i++) {
+		if (is_idle(kvm, keys[i]) == idle)
+			print_row(kvm, keys[i], &totals, fp);
+	}
+	if (!idle)
+		fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
+			totals.samples, (double)totals.total_ns / 1000);
+}
+
+static bool has_idle(struct kvm_events *kvm, struct kvm_events_key **keys,
+		     size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (is_idle(kvm, keys[i]))
+			return true;
+	}
+	return false;
+}
+
+static void print_table(struct kvm_events *kvm, struct kvm_events_key **keys,
+			size_t nr, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "\n\n");
+	print_title(kvm, keys, nr, fp);
+	print_header(kvm, fp);
+	print_rows(kvm, keys, nr, false, fp);
+	if (has_idle(kvm, keys, nr)) {
+		fprintf(fp, "\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
+		print_header(kvm, fp);
+		print_rows(kvm, keys, nr, true, fp);
+	}
+	for (i = 0; kvm->opts.histogram && i < nr; i++)
+		print_histogram(keys[i], fp);
+}
+
+static void print_no_samples(struct kvm_events *kvm, FILE *fp)
+{
+	const struct kvm_events_totals *t = &kvm->report.totals;
+	int tp;
+
+	fprintf(fp, "No %s samples; kvm events read:",
+		kvm_events_analysis__name(kvm->report.analysis));
+	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
+		fprintf(fp, " %s %" PRIu64 "%s", kvm_events_tp__name(tp),
+			t->by_tp[tp], tp + 1 < KVM_EVENTS_TP__NR ? "," : ".\n");
+}
+
+static void print_top(struct kvm_events *kvm, FILE *fp)
+{
+	const struct kvm_events_report *r = &kvm->report;
+	u32 i;
+
+	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %20s %15s %18s\n\n",
+		r->nr_top, "Time", "VCPU", "PID",
+		kvm_events_analysis__column(r->analysis), "Duration", "Guest RIP");
+	for (i = 0; i < r->nr_top; i++) {
+		const struct kvm_events_outlier *o = &r->top[i];
+		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN];
+
+		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		timestamp__scnprintf_usec(o->time, time, sizeof(time));
+		if (o->vcpu == KVM_EVENTS_NO_VCPU)
+			snprintf(vcpu, sizeof(vcpu), "?");
+		else
+			snprintf(vcpu, sizeof(vcpu), "%u", o->vcpu);
+		fprintf(fp, "%16s %10s %8u %20s %13.2fus %#18" PRIx64 "\n", time,
+			vcpu, o->pid, name,
+			(double)o->duration / 1000, o->rip);
+	}
+}
+
+static void print_footer(struct kvm_events *kvm, FILE *fp)
+{
+	const struct kvm_events_totals *t = &kvm->report.totals;
+
+	if (!t->keyed)
+		print_no_samples(kvm, fp);
+	if (t->no_end || t->no_begin)
+		fprintf(fp, "Samples without time:%" PRIu64 " (no end event:%" PRIu64 ", no begin event:%" PRIu64 ").\n",
+			t->no_end + t->no_begin, t->no_end, t->no_begin);
+	if (t->filtered)
+		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
+	if (t->lost_chunks)
+		fprintf(fp, "Lost events:%" PRIu64 ", in %" PRIu64 " chunks.\n",
+			t->lost_events, t->lost_chunks);
+	if (verbose > 0)
+		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 ".\n",
+			t->read, t->keyed, t->paired_end, t->filtered, t->unused);
+}
+
+static void print_tables(struct kvm_events *kvm, struct kvm_events_key **keys,
+			 size_t nr, FILE *fp)
+{
+	size_t start = 0, end;
+
+	/* Sorted by group first: one table per run of equal groups. */
+	do {
+		for (end = start; end < nr && keys[end]->group == keys[start]->group; end++)
+			;
+		print_table(kvm, keys + start, end - start, fp);
+		start = end;
+	} while (start < nr);
+	if (kvm->opts.top)
+		print_top(kvm, fp);
+	print_footer(kvm, fp);
+}
+
+static void json_string(const char *str, FILE *fp)
+{
+	fputc('"', fp);
+	for (; *str; str++) {
+		if (*str == '"' || *str == '\\')
+			fprintf(fp, "\\%c", *str);
+		else if ((unsigned char)*str < 0x20)
+			fprintf(fp, "\\u%04x", *str);
+		else
+			fputc(*str, fp);
+	}
+	fputc('"', fp);
+}
+
+static const char * const group_names[] = {
+	[KVM_EVENTS_GROUP_NONE] = "none",
+	[KVM_EVENTS_GROUP_VCPU] = "vcpu",
+	[KVM_EVENTS_GROUP_VM]	= "vm",
+};
+
+/* Every statistic of a key: times in ns, exact integers where they are */
+static void json_key(struct kvm_events *kvm, struct kvm_events_key *key,
+		     const struct table_totals *totals, FILE *fp)
+{
+	fprintf(fp, "    {\"group\": %u, \"key\": ",
+		key->group == KVM_EVENTS_NO_VCPU ? 0 : key->group);
+	json_string(key->name, fp);
+	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
+		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
+		key->samples, key->timed, col_samples_share(key, totals),
+		col_time_share(key, totals), key->total_ns);
+	if (key->timed) {
+		fprintf(fp, ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+			", \"avg_ns\": %.3f, \"stddev_ns\": %.3f",
+			key->stats.min, key->stats.max, col_avg(key, totals),
+			kvm_events_key__stddev(key));
+	}
+	if (key->timed && key->dist) {
+		fprintf(fp, ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
+			", \"p99_ns\": %" PRIu64 ", \"p99.9_ns\": %" PRIu64
+			", \"percentiles_exact\": %s",
+			kvm_events_key__percentile(key, 50),
+			kvm_events_key__percentile(key, 90),
+			kvm_events_key__percentile(key, 99),
+			kvm_events_key__percentile(key, 99.9),
+			kvm_events_key__percentile_exact(key) ? "true" : "false");
+	}
+	fprintf(fp, ", \"idle\": %s}",
+		kvm_events_analysis__is_idle(kvm->report.analysis, key->key) ?
+		"true" : "false");
+}
+
+static void json_filter(const char *name, const char *value, FILE *fp)
+{
+	fprintf(fp, "\"%s\": ", name);
+	if (value)
+		json_string(value, fp);
+	else
+		fprintf(fp, "null");
+}
+
+/* Shares are of the key's group, as in the tables. */
+static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
+			 struct table_totals *totals)
+{
+	size_t j;
+
+	totals->samples = totals->total_ns = 0;
+	for (j = 0; j < nr; j++) {
+		if (keys[j]->group != keys[i]->group)
+			continue;
+		totals->samples += keys[j]->samples;
+		totals->total_ns += keys[j]->total_ns;
+	}
+}
+
+static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
+		       size_t nr, FILE *fp)
+{
+	const struct kvm_events_totals *t = &kvm->report.totals;
+	char duration[32];
+	size_t i;
+	int tp;
+
+	snprintf(duration, sizeof(duration), "%g", kvm->duration_us);
+	fprintf(fp, "{\n  \"input\": ");
+	json_string(kvm->input, fp);
+	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
+		kvm_events_analysis__name(kvm->report.analysis));
+	json_string(kvm->sort_name, fp);
+	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {", group_names[kvm->opts.group]);
+	json_filter("vcpu", kvm->vcpus, fp);
+	fprintf(fp, ", ");
+	json_filter("pid", kvm->pids, fp);
+	fprintf(fp, ", ");
+	json_filter("time", kvm->time, fp);
+	fprintf(fp, ", ");
+	json_filter("duration_us", kvm->duration_us > 0 ? duration : NULL, fp);
+	fprintf(fp, "},\n  \"keys\": [\n");
+	for (i = 0; i < nr; i++) {
+		struct table_totals totals;
+
+		group_totals(keys, nr, i, &totals);
+		json_key(kvm, keys[i], &totals, fp);
+		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
+	}
+	fprintf(fp, "  ],\n  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
+		", \"total_ns\": %" PRIu64 ", \"no_end\": %" PRIu64 ", \"no_begin\": %" PRIu64
+		", \"filtered\": %" PRIu64 ", \"paired_ends\": %" PRIu64 ", \"other\": %" PRIu64
+		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64 "},\n"
+		"  \"events_read\": {",
+		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
+		t->paired_end, t->unused, t->lost_events, t->lost_chunks);
+	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
+		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_events_tp__name(tp), t->by_tp[tp],
+			tp + 1 < KVM_EVENTS_TP__NR ? ", " : "");
+	fprintf(fp, "}\n}\n");
+}
+
+/* One row per key; the totals and filters come first as # comments. */
+static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
+		      size_t nr, FILE *fp)
+{
+	const struct kvm_events_totals *t = &kvm->report.totals;
+	size_t i;
+
+	fprintf(fp, "# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
+		kvm->input, kvm_events_analysis__name(kvm->report.analysis),
+		kvm->sort_name, group_names[kvm->opts.group],
+		kvm->vcpus ?: "", kvm->pids ?: "", kvm->time ?: "", kvm->duration_us);
+	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
+		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
+		" paired_ends=%" PRIu64 " other=%" PRIu64 " lost_events=%" PRIu64
+		" lost_chunks=%" PRIu64 "\n",
+		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
+		t->paired_end, t->unused, t->lost_events, t->lost_chunks);
+	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
+	for (i = 0; i < nr; i++) {
+		struct kvm_events_key *key = keys[i];
+		struct table_totals totals;
+
+		group_totals(keys, nr, i, &totals);
+		fprintf(fp, "%u,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
+			key->group == KVM_EVENTS_NO_VCPU ? 0 : key->group, key->name,
+			key->samples, key->timed, col_samples_share(key, &totals),
+			col_time_share(key, &totals), key->total_ns);
+		if (key->timed)
+			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
+				key->stats.max, col_avg(key, &totals),
+				kvm_events_key__stddev(key));
+		else
+			fprintf(fp, ",,,,");
+		if (key->timed && key->dist)
+			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+				kvm_events_key__percentile(key, 50),
+				kvm_events_key__percentile(key, 90),
+				kvm_events_key__percentile(key, 99),
+				kvm_events_key__percentile(key, 99.9));
+		else
+			fprintf(fp, ",,,,");
+		fprintf(fp, ",%d\n",
+			kvm_events_analysis__is_idle(kvm->report.analysis, key->key));
+	}
+}
+
+static int print_report(struct kvm_events *kvm)
+{
+	struct kvm_events_key **keys;
+	size_t nr;
+
+	keys = kvm_events_report__sorted(&kvm->report, kvm->sort, &nr);
+	if (!keys)
+		return -ENOMEM;
+	kvm_events_report__sort_top(&kvm->report);
+	if (kvm->output == OUTPUT_JSON)
+		print_json(kvm, keys, nr, stdout);
+	else if (kvm->output == OUTPUT_CSV)
+		print_csv(kvm, keys, nr, stdout);
+	else
+		print_tables(kvm, keys, nr, stdout);
+	free(keys);
+	return 0;
+}
+
+static const struct {
+	const char		*name;
+	enum kvm_events_sort	sort;
+} sort_keys[] = {
+	{ "sample", KVM_EVENTS_SORT_SAMPLE },
+	{ "time", KVM_EVENTS_SORT_TIME },
+	{ "mean", KVM_EVENTS_SORT_MEAN },
+	{ "min", KVM_EVENTS_SORT_MIN },
+	{ "max", KVM_EVENTS_SORT_MAX },
+	{ "p99", KVM_EVENTS_SORT_P99 },
+	{ "name", KVM_EVENTS_SORT_NAME },
+};
+
+#define SORT_KEY_NAMES	"sample, time, mean, min, max, p99, name"
+
+static int parse_sort(struct kvm_events *kvm)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sort_keys); i++) {
+		if (!strcmp(kvm->sort_name, sort_keys[i].name)) {
+			kvm->sort = sort_keys[i].sort;
+			if (kvm->sort == KVM_EVENTS_SORT_P99)
+				kvm->opts.percentiles = true;
+			return 0;
+		}
+	}
+	pr_err("perf kvm-events report: --key %s: unknown, expected one of %s\n",
+	       kvm->sort_name, SORT_KEY_NAMES);
+	return -EINVAL;
+}
+
+/* "0,2-5": ranges of vcpu ids, each bound 0..2^32-1 */
+static int parse_vcpus(struct kvm_events *kvm)
+{
+	const char *p = kvm->vcpus;
+	u32 (*ranges)[2] = NULL, nr = 0;
+
+	while (p && *p) {
+		unsigned long long lo, hi;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		lo = hi = strtoull(p, &end, 10);
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				goto bad;
+			hi = strtoull(end + 1, &end, 10);
+		}
+		if (lo > hi || hi > UINT32_MAX || (*end && *end != ','))
+			goto bad;
+		ranges = reallocarray(ranges, nr + 1, sizeof(*ranges));
+		if (!ranges)
+			return -ENOMEM;
+		ranges[nr][0] = lo;
+		ranges[nr][1] = hi;
+		nr++;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			goto bad;
+	}
+	kvm->opts.vcpu_ranges = ranges;
+	kvm->opts.nr_vcpu_ranges = nr;
+	return 0;
+bad:
+	free(ranges);
+	pr_err("perf kvm-events report: --vcpu %s: expected vcpu ids and ranges, like 0,2-5\n",
+	       kvm->vcpus);
+	return -EINVAL;
+}
+
+static int parse_report_options(struct kvm_events *kvm,
+				const struct kvm_events_analysis **analysis)
+{
+	*analysis = kvm_events_analysis__find(kvm->event);
+	if (!*analysis) {
 		pr_err("perf kvm-events report: --event %s: unknown, expected one of %s\n",
 		       kvm->event, kvm_events_analysis__names());
 		return -EINVAL;
 	}
-	if (!strcmp(kvm->sort, "sample")) {
-		*sort = KVM_EVENTS_SORT_SAMPLE;
-	} else if (!strcmp(kvm->sort, "time")) {
-		*sort = KVM_EVENTS_SORT_TIME;
-	} else {
-		pr_err("perf kvm-events report: --key %s: unknown, expected sample or time\n",
-		       kvm->sort);
+	if (parse_sort(kvm) || parse_vcpus(kvm))
 		return -EINVAL;
-	}
-	if (kvm->vcpu < -1) {
-		pr_err("perf kvm-events report: --vcpu %d: expected a vcpu id >= 0\n",
-		       kvm->vcpu);
-		return -EINVAL;
-	}
-	if (kvm_events_report__init(&kvm->report, analysis))
-		return -ENOMEM;
-	if (kvm->vcpu >= 0)
-		kvm->report.vcpu_filter = kvm->vcpu;
 	if (kvm->pids) {
-		kvm->report.pid_filter = intlist__new(kvm->pids);
-		if (!kvm->report.pid_filter) {
+		kvm->opts.pids = intlist__new(kvm->pids);
+		if (!kvm->opts.pids) {
 			pr_err("perf kvm-events report: --pid %s: expected a list of process ids\n",
 			       kvm->pids);
 			return -EINVAL;
 		}
 	}
-	return 0;
+	if (kvm->duration) {
+		char *end;
+
+		kvm->duration_us = strtod(kvm->duration, &end);
+		if (end == kvm->duration || *end || !(kvm->duration_us >= 0)) {
+			pr_err("perf kvm-events report: --duration %s: expected microseconds >= 0\n",
+			       kvm->duration);
+			return -EINVAL;
+		}
+	}
+	kvm->opts.min_duration = kvm->duration_us * 1000;
+	if (kvm->top < 0) {
+		pr_err("perf kvm-events report: --top %d: expected a count >= 0\n", kvm->top);
+		return -EINVAL;
+	}
+	kvm->opts.top = kvm->top;
+	if (kvm->per_vcpu && kvm->per_vm) {
+		pr_err("perf kvm-events report: --per-vcpu and --per-vm: choose one\n");
+		return -EINVAL;
+	}
+	kvm->opts.group = kvm->per_vcpu ? KVM_EVENTS_GROUP_VCPU :
+			  kvm->per_vm ? KVM_EVENTS_GROUP_VM : KVM_EVENTS_GROUP_NONE;
+	if (kvm->json && kvm->csv) {
+		pr_err("perf kvm-events report: --json and --csv: choose one\n");
+		return -EINVAL;
+	}
+	kvm->output = kvm->json ? OUTPUT_JSON : kvm->csv ? OUTPUT_CSV : OUTPUT_TABLE;
+	if (kvm->output != OUTPUT_TABLE)
+		kvm->opts.percentiles = true;
+	return parse_fields(kvm, kvm->fields ? kvm->fields :
+			    kvm->stats ? STATS_FIELDS : DEFAULT_FIELDS);
 }
 
 static int kvm_events_report(int argc, const char **argv)
 {
 	struct kvm_events kvm = {
-		.input	= "perf.data",
-		.event	= "vmexit",
-		.sort	= "sample",
-		.vcpu	= -1,
+		.input		= "perf.data",
+		.event		= "vmexit",
+		.sort_name	= "sample",
 	};
 	const struct option options[] = {
 	OPT_STRING('i', "input", &kvm.input, "file", "input file name"),
 	OPT_STRING(0, "event", &kvm.event, "event",
 		   "what to analyse: vmexit (default), mmio, ioport"),
-	OPT_INTEGER(0, "vcpu", &kvm.vcpu, "only this vcpu id"),
-	OPT_STRING('k', "key", &kvm.sort, "sort-key",
-		   "sort by: sample (default, the number of samples), time (the total time)"),
+	OPT_STRING(0, "vcpu", &kvm.vcpus, "vcpus",
+		   "only these vcpu ids, e.g. 1 or 0,2-5"),
+	OPT_STRING('k', "key", &kvm.sort_name, "sort-key",
+		   "sort by: " SORT_KEY_NAMES " (default: sample)"),
 	OPT_STRING('p', "pid", &kvm.pids, "pid[,pid...]",
 		   "only these VM processes"),
+	OPT_STRING(0, "time", &kvm.time, "str",
+		   "only samples in these time windows: start,end in seconds or percent, as in perf report"),
+	OPT_STRING(0, "duration", &kvm.duration, "us",
+		   "only events that took at least this many microseconds"),
+	OPT_BOOLEAN(0, "stats", &kvm.stats,
+		    "show every statistic: " STATS_FIELDS),
+	OPT_STRING(0, "fields", &kvm.fields, "fields",
+		   "columns to show, any of: " STATS_FIELDS),
+	OPT_BOOLEAN(0, "histogram", &kvm.opts.histogram,
+		    "draw a log2 latency histogram of each key"),
+	OPT_BOOLEAN(0, "per-vcpu", &kvm.per_vcpu, "one table per vcpu"),
+	OPT_BOOLEAN(0, "per-vm", &kvm.per_vm, "one table per VM process"),
+	OPT_INTEGER(0, "top", &kvm.top, "list the N slowest events"),
+	OPT_BOOLEAN(0, "split-idle", &kvm.split_idle,
+		    "set idle exits (HLT) apart, out of Time%"),
+	OPT_BOOLEAN(0, "json", &kvm.json, "print every statistic as JSON"),
+	OPT_BOOLEAN(0, "csv", &kvm.csv, "print every statistic as CSV"),
 	OPT_BOOLEAN('f', "force", &kvm.force, "don't complain, do it"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
@@ -315,22 +1066,28 @@ static int kvm_events_report(int argc, const char **argv)
 		"perf kvm-events report [<options>]",
 		NULL
 	};
-	enum kvm_events_sort sort;
+	const struct kvm_events_analysis *analysis;
 	int ret;
 
 	argc = parse_options(argc, argv, options, usage, 0);
 	if (argc)
 		usage_with_options(usage, options);
 
-	ret = parse_report_options(&kvm, &sort);
+	ret = parse_report_options(&kvm, &analysis);
 	if (!ret)
-		ret = read_session(&kvm);
+		ret = open_session(&kvm);
+	if (!ret)
+		ret = read_session(&kvm, analysis);
 	if (!ret) {
 		kvm_events_report__finish(&kvm.report);
-		ret = kvm_events_report__print(&kvm.report, sort, stdout);
+		ret = print_report(&kvm);
 	}
-	intlist__delete(kvm.report.pid_filter);
 	kvm_events_report__exit(&kvm.report);
+	if (kvm.session)
+		perf_session__delete(kvm.session);
+	intlist__delete(kvm.opts.pids);
+	free(kvm.opts.vcpu_ranges);
+	free(kvm.opts.time_ranges);
 	return ret ? 1 : 0;
 }
 

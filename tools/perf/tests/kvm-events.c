@@ -111,7 +111,7 @@ static int fixture__init(struct kvm_fixture *f, const char *exit_format,
 	    decoder_from(f, &f->pio, kvm_pio_6_12))
 		return -1;
 	return kvm_events_report__init(&f->report,
-				       kvm_events_analysis__find(analysis));
+				       kvm_events_analysis__find(analysis), NULL);
 }
 
 static void fixture__exit(struct kvm_fixture *f)
@@ -289,7 +289,7 @@ static int test__kvm_events_mmio_ioport(struct test_suite *test __maybe_unused,
 		goto out;
 	kvm_events_report__exit(&f.report);
 
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("ioport")) ||
+	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("ioport"), NULL) ||
 	    feed_two_vcpus(&f))
 		goto out;
 	kvm_events_report__finish(&f.report);
@@ -306,11 +306,13 @@ static int test__kvm_events_vcpu_filter(struct test_suite *test __maybe_unused,
 					int subtest __maybe_unused)
 {
 	struct kvm_fixture f;
+	u32 vcpu_one[1][2] = { { 1, 1 } };
 	int ret = TEST_FAIL;
 
 	if (fixture__init(&f, kvm_exit_old, "vmexit"))
 		goto out;
-	f.report.vcpu_filter = 1;
+	f.report.opts.vcpu_ranges = vcpu_one;
+	f.report.opts.nr_vcpu_ranges = 1;
 	if (feed_two_vcpus(&f))
 		goto out;
 	kvm_events_report__finish(&f.report);
@@ -347,7 +349,7 @@ static int test__kvm_events_unpaired(struct test_suite *test __maybe_unused,
 	 * MMIO writes and reads with no kvm_exit or kvm_entry between them:
 	 * a read is not timed from the write before it.
 	 */
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("mmio")) ||
+	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("mmio"), NULL) ||
 	    feed(&f, &f.mmio, 200, 10, 0, 0x80000, 2) ||
 	    feed(&f, &f.mmio, 200, 20, 0, 0x80000, 2) ||
 	    feed(&f, &f.mmio, 200, 30, 0, 0x80010, 0) ||

@@ -7,11 +7,13 @@
  * field, the header's cpuid), never from the machine running the report.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/zalloc.h>
 
 #include "debug.h"
@@ -20,6 +22,7 @@
 #include "intlist.h"
 #include "kvm-stat.h"
 #include "sample.h"
+#include "time-utils.h"
 
 /* The exit reason tables are facts from the tree's x86 uapi headers. */
 #include "../../arch/x86/include/uapi/asm/kvm.h"
@@ -42,14 +45,17 @@ struct kvm_tp_desc {
 	const char		*kind;	/* required when set */
 	const char		*vcpu;	/* optional: older kernels lack it */
 	const char		*isa;	/* optional */
+	const char		*rip;	/* optional */
 };
 
 static const struct kvm_tp_desc kvm_tps[] = {
-	{ "kvm_exit", KVM_EVENTS_TP_EXIT, "exit_reason", NULL, "vcpu_id", "isa" },
-	{ "kvm_entry", KVM_EVENTS_TP_ENTRY, NULL, NULL, "vcpu_id", NULL },
-	{ "kvm_mmio", KVM_EVENTS_TP_MMIO, "gpa", "type", NULL, NULL },
-	{ "kvm_pio", KVM_EVENTS_TP_PIO, "port", "rw", NULL, NULL },
-	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", NULL, NULL, NULL },
+	{ "kvm_exit", KVM_EVENTS_TP_EXIT, "exit_reason", NULL, "vcpu_id", "isa",
+	  "guest_rip" },
+	{ "kvm_entry", KVM_EVENTS_TP_ENTRY, NULL, NULL, "vcpu_id", NULL, NULL },
+	{ "kvm_mmio", KVM_EVENTS_TP_MMIO, "gpa", "type", NULL, NULL, NULL },
+	{ "kvm_pio", KVM_EVENTS_TP_PIO, "port", "rw", NULL, NULL, NULL },
+	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", NULL, NULL,
+	  NULL, NULL },
 };
 
 /* kvm_mmio "type" values */
@@ -67,15 +73,31 @@ struct kvm_events_analysis {
 	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
 	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
 	void		(*key_name)(u64 key, char *buf, size_t size);
+	/* A vcpu waiting for work, whose time is not overhead */
+	bool		(*is_idle)(u64 key);
 };
 
-/* Pairing state of one vcpu thread */
+/*
+ * Pairing state of one vcpu thread.  A sample is accounted when its
+ * interval is resolved (ended, superseded or cut off), since filters such
+ * as --duration need its time.
+ */
 struct vcpu_state {
-	u32			tid;
-	u32			vcpu;
-	bool			open;		/* an interval has begun */
-	u64			begin_time;
-	struct kvm_events_key	*pending;	/* counted at begin, not yet timed */
+	u32	tid;
+	u32	pid;
+	u32	vcpu;
+	bool	open;		/* an interval has begun */
+	bool	pending;	/* ...for a sample of pending_key */
+	u64	begin_time;
+	u64	pending_key;
+	u64	rip;		/* of the last exit */
+};
+
+/* How a sample's interval was resolved */
+enum resolution {
+	TIMED,
+	NO_END,
+	NO_BEGIN,
 };
 
 static struct tep_format_field *find_field(struct tep_event *format,
@@ -135,11 +157,19 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	dec->kind = find_field(format, desc->kind, true, &err);
 	dec->vcpu = find_field(format, desc->vcpu, false, &err);
 	dec->isa = find_field(format, desc->isa, false, &err);
+	dec->rip = find_field(format, desc->rip, false, &err);
 	fit_raw_size(dec, dec->code);
 	fit_raw_size(dec, dec->kind);
 	fit_raw_size(dec, dec->vcpu);
 	fit_raw_size(dec, dec->isa);
+	fit_raw_size(dec, dec->rip);
 	return err;
+}
+
+static u64 field_value(struct tep_format_field *field,
+		       struct perf_sample *sample, bool needs_swap, u64 none)
+{
+	return field ? format_field__intval(field, sample, needs_swap) : none;
 }
 
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
@@ -153,12 +183,23 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	out->time = sample->time;
 	out->pid = sample->pid;
 	out->tid = sample->tid;
-	out->code = dec->code ? format_field__intval(dec->code, sample, needs_swap) : 0;
-	out->kind = dec->kind ? format_field__intval(dec->kind, sample, needs_swap) : 0;
-	out->vcpu = dec->vcpu ? format_field__intval(dec->vcpu, sample, needs_swap) :
-		    KVM_EVENTS_NO_VCPU;
-	out->isa = dec->isa ? format_field__intval(dec->isa, sample, needs_swap) : 0;
+	out->code = field_value(dec->code, sample, needs_swap, 0);
+	out->kind = field_value(dec->kind, sample, needs_swap, 0);
+	out->vcpu = field_value(dec->vcpu, sample, needs_swap, KVM_EVENTS_NO_VCPU);
+	out->isa = field_value(dec->isa, sample, needs_swap, 0);
+	out->rip = field_value(dec->rip, sample, needs_swap, 0);
 	return 0;
+}
+
+const char *kvm_events_tp__name(enum kvm_events_tp tp)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kvm_tps); i++) {
+		if (kvm_tps[i].tp == tp)
+			return kvm_tps[i].name;
+	}
+	return "?";
 }
 
 /*
@@ -205,6 +246,23 @@ static void vmexit_key_name(u64 key, char *buf, size_t size)
 		snprintf(buf, size, "%s", name);
 	else
 		snprintf(buf, size, "0x%x", (u32)key);
+}
+
+static bool vmexit_is_idle(u64 key)
+{
+	u32 isa = key >> 32, code = (u32)key;
+
+	/* MWAIT exits are emulated as a NOP by KVM: not idle. */
+	if (isa == KVM_EVENTS_ISA_VMX)
+		return code == EXIT_REASON_HLT;
+	if (isa == KVM_EVENTS_ISA_SVM)
+		return code == SVM_EXIT_HLT;
+	return false;
+}
+
+static bool never_idle(u64 key __maybe_unused)
+{
+	return false;
 }
 
 /*
@@ -254,9 +312,12 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 }
 
 static const struct kvm_events_analysis analyses[] = {
-	{ "vmexit", "VM-EXIT", vmexit_begin, entry_end, vmexit_key_name },
-	{ "mmio", "MMIO Access", mmio_begin, mmio_end, mmio_key_name },
-	{ "ioport", "IO Port Access", ioport_begin, entry_end, ioport_key_name },
+	{ "vmexit", "VM-EXIT", vmexit_begin, entry_end, vmexit_key_name,
+	  vmexit_is_idle },
+	{ "mmio", "MMIO Access", mmio_begin, mmio_end, mmio_key_name,
+	  never_idle },
+	{ "ioport", "IO Port Access", ioport_begin, entry_end, ioport_key_name,
+	  never_idle },
 };
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
@@ -275,6 +336,28 @@ const char *kvm_events_analysis__names(void)
 	return "vmexit, mmio, ioport";
 }
 
+const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis)
+{
+	return analysis->name;
+}
+
+const char *kvm_events_analysis__column(const struct kvm_events_analysis *analysis)
+{
+	return analysis->column;
+}
+
+void kvm_events_analysis__key_name(const struct kvm_events_analysis *analysis,
+				   u64 key, char *buf, size_t size)
+{
+	analysis->key_name(key, buf, size);
+}
+
+bool kvm_events_analysis__is_idle(const struct kvm_events_analysis *analysis,
+				  u64 key)
+{
+	return analysis->is_idle(key);
+}
+
 /* For recordings whose kvm_exit has no isa field */
 u32 kvm_events_isa_from_cpuid(const char *cpuid)
 {
@@ -287,17 +370,196 @@ u32 kvm_events_isa_from_cpuid(const char *cpuid)
 	return 0;
 }
 
-/* Keys are u64 on every host, so the maps hold pointers to them. */
-static size_t u64_ptr_hash(long key, void *ctx __maybe_unused)
-{
-	u64 k = *(const u64 *)key;
+/*
+ * Latency distribution of one key, for percentiles.  The first
+ * EXACT_MAX durations are kept as they are, so small keys get exact
+ * percentiles; past that they go into a log-linear histogram: values
+ * below 2^SUB_BITS ns exactly, above it 2^SUB_BITS buckets per power of
+ * two, allocated one power of two at a time.  A bucket is reported by its
+ * middle, at most half a bucket, 1/2^(SUB_BITS+1) = 0.4%, from any value
+ * in it.
+ */
+#define EXACT_MAX	1024
+#define SUB_BITS	7
+#define SUB_COUNT	(1U << SUB_BITS)
+#define NR_OCTAVES	(64 - SUB_BITS + 1)
 
-	return (size_t)(k ^ (k >> 29)) * 0x9e3779b97f4a7c15ULL;
+struct latency_dist {
+	u64	n;
+	u64	*exact;			/* n <= EXACT_MAX */
+	u32	exact_alloc;
+	bool	exact_sorted;
+	u64	*octave[NR_OCTAVES];	/* [0]: 0..SUB_COUNT-1 exactly */
+};
+
+static void octave_of(u64 v, u32 *octave, u32 *sub)
+{
+	u32 bits;
+
+	if (v < SUB_COUNT) {
+		*octave = 0;
+		*sub = v;
+		return;
+	}
+	bits = ilog2(v);
+	*octave = bits - SUB_BITS + 1;
+	*sub = (v >> (bits - SUB_BITS)) & (SUB_COUNT - 1);
 }
 
-static bool u64_ptr_equal(long key1, long key2, void *ctx __maybe_unused)
+/* The middle of a bucket, and its bounds */
+static u64 bucket_value(u32 octave, u32 sub)
 {
-	return *(const u64 *)key1 == *(const u64 *)key2;
+	u32 shift;
+	u64 low;
+
+	if (octave == 0)
+		return sub;
+	shift = octave - 1;
+	low = (u64)(SUB_COUNT + sub) << shift;
+	return low + ((1ULL << shift) >> 1);
+}
+
+static int dist__hist_add(struct latency_dist *dist, u64 v)
+{
+	u32 octave, sub;
+
+	octave_of(v, &octave, &sub);
+	if (!dist->octave[octave]) {
+		dist->octave[octave] = calloc(SUB_COUNT, sizeof(u64));
+		if (!dist->octave[octave])
+			return -ENOMEM;
+	}
+	dist->octave[octave][sub]++;
+	return 0;
+}
+
+static int dist__to_hist(struct latency_dist *dist)
+{
+	u64 i;
+
+	for (i = 0; i < dist->n; i++) {
+		if (dist__hist_add(dist, dist->exact[i]))
+			return -ENOMEM;
+	}
+	zfree(&dist->exact);
+	return 0;
+}
+
+static int dist__add(struct latency_dist *dist, u64 v)
+{
+	u64 *grown;
+
+	if (dist->n == EXACT_MAX && dist__to_hist(dist))
+		return -ENOMEM;
+	if (dist->n >= EXACT_MAX) {
+		dist->n++;
+		return dist__hist_add(dist, v);
+	}
+	if (dist->n == dist->exact_alloc) {
+		u32 alloc = dist->exact_alloc ? dist->exact_alloc * 2 : 8;
+
+		grown = realloc(dist->exact, alloc * sizeof(u64));
+		if (!grown)
+			return -ENOMEM;
+		dist->exact = grown;
+		dist->exact_alloc = alloc;
+	}
+	dist->exact[dist->n++] = v;
+	dist->exact_sorted = false;
+	return 0;
+}
+
+static void dist__free(struct latency_dist *dist)
+{
+	u32 i;
+
+	if (!dist)
+		return;
+	free(dist->exact);
+	for (i = 0; i < NR_OCTAVES; i++)
+		free(dist->octave[i]);
+	free(dist);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest value with at least pct% of values <= it. */
+static u64 dist__percentile(struct latency_dist *dist, double pct)
+{
+	double exact_rank = ceil(pct / 100 * dist->n);
+	u64 rank = exact_rank, seen = 0;
+	u32 octave, sub;
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > dist->n)
+		rank = dist->n;
+	if (dist->exact) {
+		if (!dist->exact_sorted)
+			qsort(dist->exact, dist->n, sizeof(u64), compare_u64);
+		dist->exact_sorted = true;
+		return dist->exact[rank - 1];
+	}
+	for (octave = 0; octave < NR_OCTAVES; octave++) {
+		if (!dist->octave[octave])
+			continue;
+		for (sub = 0; sub < SUB_COUNT; sub++) {
+			seen += dist->octave[octave][sub];
+			if (seen >= rank)
+				return bucket_value(octave, sub);
+		}
+	}
+	return 0;
+}
+
+u64 kvm_events_key__percentile(const struct kvm_events_key *key, double pct)
+{
+	u64 v;
+
+	if (!key->dist || !key->dist->n)
+		return 0;
+	v = dist__percentile(key->dist, pct);
+	/* The middle of a bucket may lie past what was seen. */
+	if (v < key->stats.min)
+		v = key->stats.min;
+	if (v > key->stats.max)
+		v = key->stats.max;
+	return v;
+}
+
+bool kvm_events_key__percentile_exact(const struct kvm_events_key *key)
+{
+	return key->dist && key->dist->exact;
+}
+
+/* Sample standard deviation of the timed durations, in ns */
+double kvm_events_key__stddev(const struct kvm_events_key *key)
+{
+	if (key->stats.n < 2)
+		return 0;
+	return sqrt(key->stats.M2 / (key->stats.n - 1));
+}
+
+/* Keys are u64 on every host, so the map holds pointers to them. */
+static size_t key_hash(long key, void *ctx __maybe_unused)
+{
+	const struct kvm_events_key *k = (const void *)key;
+	u64 h = k->key ^ ((u64)k->group << 47);
+
+	return (size_t)((h ^ (h >> 29)) * 0x9e3779b97f4a7c15ULL);
+}
+
+static bool key_equal(long key1, long key2, void *ctx __maybe_unused)
+{
+	const struct kvm_events_key *a = (const void *)key1;
+	const struct kvm_events_key *b = (const void *)key2;
+
+	return a->key == b->key && a->group == b->group;
 }
 
 static size_t tid_hash(long key, void *ctx __maybe_unused)
@@ -311,140 +573,298 @@ static bool tid_equal(long key1, long key2, void *ctx __maybe_unused)
 }
 
 int kvm_events_report__init(struct kvm_events_report *report,
-			    const struct kvm_events_analysis *analysis)
+			    const struct kvm_events_analysis *analysis,
+			    const struct kvm_events_options *opts)
 {
 	memset(report, 0, sizeof(*report));
 	report->analysis = analysis;
-	report->vcpu_filter = KVM_EVENTS_NO_VCPU;
-	report->keys = hashmap__new(u64_ptr_hash, u64_ptr_equal, NULL);
+	if (opts)
+		report->opts = *opts;
+	report->keys = hashmap__new(key_hash, key_equal, NULL);
 	report->vcpus = hashmap__new(tid_hash, tid_equal, NULL);
 	if (IS_ERR(report->keys) || IS_ERR(report->vcpus)) {
 		report->keys = report->vcpus = NULL;
 		return -ENOMEM;
 	}
+	if (report->opts.top) {
+		report->top = calloc(report->opts.top, sizeof(*report->top));
+		if (!report->top)
+			return -ENOMEM;
+	}
 	return 0;
-}
-
-static void free_map_values(struct hashmap *map)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (!map)
-		return;
-	hashmap__for_each_entry(map, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(map);
 }
 
 void kvm_events_report__exit(struct kvm_events_report *report)
 {
-	free_map_values(report->keys);
-	free_map_values(report->vcpus);
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (report->keys) {
+		hashmap__for_each_entry(report->keys, cur, bkt) {
+			struct kvm_events_key *key = cur->pvalue;
+
+			dist__free(key->dist);
+			free(key->log2_us);
+			free(key);
+		}
+		hashmap__free(report->keys);
+	}
+	if (report->vcpus) {
+		hashmap__for_each_entry(report->vcpus, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(report->vcpus);
+	}
+	zfree(&report->top);
 	report->keys = report->vcpus = NULL;
 }
 
 static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
-					  u32 tid)
+					  const struct kvm_events_sample *s)
 {
 	struct vcpu_state *vcpu;
 
-	if (hashmap__find(report->vcpus, tid, &vcpu))
+	if (hashmap__find(report->vcpus, s->tid, &vcpu))
 		return vcpu;
 	vcpu = zalloc(sizeof(*vcpu));
 	if (!vcpu)
 		return NULL;
-	vcpu->tid = tid;
+	vcpu->tid = s->tid;
+	vcpu->pid = s->pid;
 	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
-	if (hashmap__add(report->vcpus, tid, vcpu)) {
+	if (hashmap__add(report->vcpus, s->tid, vcpu)) {
 		free(vcpu);
 		return NULL;
 	}
 	return vcpu;
 }
 
-static struct kvm_events_key *key__get(struct kvm_events_report *report,
-				       u64 key)
+static u32 group_of(const struct kvm_events_report *report,
+		    const struct vcpu_state *vcpu)
 {
-	struct kvm_events_key *entry;
+	switch (report->opts.group) {
+	case KVM_EVENTS_GROUP_VCPU:
+		return vcpu->vcpu;
+	case KVM_EVENTS_GROUP_VM:
+		return vcpu->pid;
+	case KVM_EVENTS_GROUP_NONE:
+	default:
+		return 0;
+	}
+}
 
-	if (hashmap__find(report->keys, &key, &entry))
-		return entry;
-	entry = zalloc(sizeof(*entry));
+static struct kvm_events_key *key__new(struct kvm_events_report *report,
+				       u64 key, u32 group)
+{
+	struct kvm_events_key *entry = zalloc(sizeof(*entry));
+
 	if (!entry)
 		return NULL;
 	entry->key = key;
+	entry->group = group;
 	init_stats(&entry->stats);
 	report->analysis->key_name(key, entry->name, sizeof(entry->name));
-	if (hashmap__add(report->keys, &entry->key, entry)) {
+	if (report->opts.percentiles)
+		entry->dist = zalloc(sizeof(*entry->dist));
+	if (report->opts.histogram)
+		entry->log2_us = calloc(KVM_EVENTS_LOG2_BUCKETS, sizeof(u64));
+	if ((report->opts.percentiles && !entry->dist) ||
+	    (report->opts.histogram && !entry->log2_us) ||
+	    hashmap__add(report->keys, entry, entry)) {
+		free(entry->dist);
+		free(entry->log2_us);
 		free(entry);
 		return NULL;
 	}
 	return entry;
 }
 
-static bool is_filtered(const struct kvm_events_report *report,
-			const struct vcpu_state *vcpu,
-			const struct kvm_events_sample *s)
+static struct kvm_events_key *key__get(struct kvm_events_report *report,
+				       u64 key, u32 group)
 {
-	if (report->vcpu_filter != KVM_EVENTS_NO_VCPU &&
-	    vcpu->vcpu != report->vcpu_filter)
-		return true;
-	return report->pid_filter &&
-	       !intlist__has_entry(report->pid_filter, s->pid);
-}
-
-/* Counts @s as a sample of @key; NULL when a filter drops it. */
-static struct kvm_events_key *count_sample(struct kvm_events_report *report,
-					   const struct vcpu_state *vcpu,
-					   const struct kvm_events_sample *s,
-					   u64 key)
-{
+	struct kvm_events_key lookup = { .key = key, .group = group };
 	struct kvm_events_key *entry;
 
-	if (is_filtered(report, vcpu, s)) {
-		report->totals.filtered++;
-		return NULL;
+	if (hashmap__find(report->keys, &lookup, &entry))
+		return entry;
+	return key__new(report, key, group);
+}
+
+static bool vcpu_selected(const struct kvm_events_options *opts, u32 vcpu)
+{
+	u32 i;
+
+	if (!opts->nr_vcpu_ranges)
+		return true;
+	for (i = 0; i < opts->nr_vcpu_ranges; i++) {
+		if (vcpu >= opts->vcpu_ranges[i][0] && vcpu <= opts->vcpu_ranges[i][1])
+			return true;
 	}
-	entry = key__get(report, key);
-	if (!entry) {
-		/* Out of memory: say so in the buckets rather than crash. */
-		report->totals.unused++;
-		return NULL;
+	return false;
+}
+
+static bool is_filtered(const struct kvm_events_report *report,
+			const struct vcpu_state *vcpu, u64 time,
+			enum resolution how, u64 duration)
+{
+	const struct kvm_events_options *opts = &report->opts;
+
+	if (!vcpu_selected(opts, vcpu->vcpu))
+		return true;
+	if (opts->pids && !intlist__has_entry(opts->pids, vcpu->pid))
+		return true;
+	if (opts->nr_time_ranges &&
+	    perf_time__ranges_skip_sample(opts->time_ranges,
+					  opts->nr_time_ranges, time))
+		return true;
+	return opts->min_duration && (how != TIMED || duration < opts->min_duration);
+}
+
+static void log2_us_add(u64 *log2_us, u64 duration)
+{
+	u64 us = duration / 1000;
+	u32 bucket = us ? ilog2(us) + 1 : 0;
+
+	if (bucket >= KVM_EVENTS_LOG2_BUCKETS)
+		bucket = KVM_EVENTS_LOG2_BUCKETS - 1;
+	log2_us[bucket]++;
+}
+
+/* Keeps the opts.top slowest: a min-heap, its root the fastest kept. */
+static void top_sift_down(struct kvm_events_outlier *heap, u32 nr, u32 i)
+{
+	for (;;) {
+		u32 l = 2 * i + 1, r = l + 1, min = i;
+		struct kvm_events_outlier tmp;
+
+		if (l < nr && heap[l].duration < heap[min].duration)
+			min = l;
+		if (r < nr && heap[r].duration < heap[min].duration)
+			min = r;
+		if (min == i)
+			return;
+		tmp = heap[i];
+		heap[i] = heap[min];
+		heap[min] = tmp;
+		i = min;
 	}
-	entry->samples++;
-	report->totals.keyed++;
-	return entry;
+}
+
+static void top_add(struct kvm_events_report *report,
+		    const struct kvm_events_outlier *o)
+{
+	struct kvm_events_outlier *heap = report->top;
+	u32 i;
+
+	if (report->nr_top == report->opts.top) {
+		if (o->duration <= heap[0].duration)
+			return;
+		heap[0] = *o;
+		top_sift_down(heap, report->nr_top, 0);
+		return;
+	}
+	i = report->nr_top++;
+	heap[i] = *o;
+	while (i && heap[(i - 1) / 2].duration > heap[i].duration) {
+		struct kvm_events_outlier tmp = heap[i];
+
+		heap[i] = heap[(i - 1) / 2];
+		heap[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+static int compare_outliers(const void *a, const void *b)
+{
+	const struct kvm_events_outlier *x = a, *y = b;
+
+	if (x->duration != y->duration)
+		return x->duration < y->duration ? 1 : -1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Slowest first; the heap is no heap after this. */
+void kvm_events_report__sort_top(struct kvm_events_report *report)
+{
+	qsort(report->top, report->nr_top, sizeof(*report->top),
+	      compare_outliers);
 }
 
 static void add_time(struct kvm_events_report *report,
-		     struct kvm_events_key *entry, u64 begin, u64 end)
+		     struct kvm_events_key *entry,
+		     const struct vcpu_state *vcpu, u64 time, u64 duration)
 {
-	u64 delta = end - begin;
+	entry->timed++;
+	entry->total_ns += duration;
+	update_stats(&entry->stats, duration);
+	report->totals.total_ns += duration;
+	if (entry->dist && dist__add(entry->dist, duration))
+		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
+	if (entry->log2_us)
+		log2_us_add(entry->log2_us, duration);
+	if (report->top) {
+		struct kvm_events_outlier o = {
+			.duration = duration, .time = time, .key = entry->key,
+			.rip = vcpu->rip, .vcpu = vcpu->vcpu, .pid = vcpu->pid,
+		};
 
-	if (end < begin) {
-		/* Time went backwards: the sample stays, without a time. */
-		report->totals.no_begin++;
+		top_add(report, &o);
+	}
+}
+
+/*
+ * Accounts one sample of @key, seen at @time, once its interval is
+ * resolved: timed with @duration, or why not.
+ */
+static void account(struct kvm_events_report *report,
+		    const struct vcpu_state *vcpu, u64 key, u64 time,
+		    enum resolution how, u64 duration)
+{
+	struct kvm_events_key *entry;
+
+	if (is_filtered(report, vcpu, time, how, duration)) {
+		report->totals.filtered++;
 		return;
 	}
-	entry->timed++;
-	entry->total_ns += delta;
-	update_stats(&entry->stats, delta);
-	report->totals.total_ns += delta;
+	entry = key__get(report, key, group_of(report, vcpu));
+	if (!entry) {
+		/* Out of memory: say so in the buckets rather than crash. */
+		pr_warning_once("kvm-events: out of memory, samples are left out\n");
+		report->totals.unused++;
+		return;
+	}
+	entry->samples++;
+	report->totals.keyed++;
+	if (how == TIMED)
+		add_time(report, entry, vcpu, time, duration);
+	else if (how == NO_END)
+		report->totals.no_end++;
+	else
+		report->totals.no_begin++;
+}
+
+/* The pending sample's end will never come. */
+static void vcpu_state__cut(struct kvm_events_report *report,
+			    struct vcpu_state *vcpu)
+{
+	if (vcpu->pending)
+		account(report, vcpu, vcpu->pending_key, vcpu->begin_time,
+			NO_END, 0);
+	vcpu->pending = false;
+	vcpu->open = false;
 }
 
 static void vcpu_state__begin(struct kvm_events_report *report,
 			      struct vcpu_state *vcpu,
 			      const struct kvm_events_sample *s, u64 key)
 {
-	if (vcpu->pending)
-		report->totals.no_end++;
+	bool keyed = key != KVM_EVENTS_NO_KEY;
+
+	vcpu_state__cut(report, vcpu);
 	vcpu->open = true;
 	vcpu->begin_time = s->time;
-	vcpu->pending = NULL;
-	if (key != KVM_EVENTS_NO_KEY)
-		vcpu->pending = count_sample(report, vcpu, s, key);
-	else
+	vcpu->pending = keyed;
+	vcpu->pending_key = key;
+	if (!keyed)
 		report->totals.unused++;
 }
 
@@ -452,36 +872,38 @@ static void vcpu_state__end(struct kvm_events_report *report,
 			    struct vcpu_state *vcpu,
 			    const struct kvm_events_sample *s, u64 key)
 {
-	struct kvm_events_key *entry = vcpu->pending;
-	bool keyed_here = key != KVM_EVENTS_NO_KEY;
-	bool has_begin = vcpu->open;
+	u64 begin = vcpu->begin_time;
+	bool open = vcpu->open;
+
+	if (key == KVM_EVENTS_NO_KEY) {
+		/* An end that only closes an interval is part of its pair. */
+		if (vcpu->pending) {
+			report->totals.paired_end++;
+			account(report, vcpu, vcpu->pending_key, begin,
+				s->time < begin ? NO_BEGIN : TIMED,
+				s->time - begin);
+		} else {
+			report->totals.unused++;
+		}
+		vcpu->pending = false;
+		vcpu->open = false;
+		return;
+	}
 
 	/*
 	 * An end that names its key (an MMIO read) is timed from a begin
 	 * that named none; an interval opened by another counted sample
 	 * is that sample's, and it will never get its end.
 	 */
-	if (keyed_here) {
-		if (vcpu->pending) {
-			report->totals.no_end++;
-			has_begin = false;
-		}
-		entry = count_sample(report, vcpu, s, key);
+	if (vcpu->pending) {
+		vcpu_state__cut(report, vcpu);
+		open = false;
 	}
-	if (entry && has_begin)
-		add_time(report, entry, vcpu->begin_time, s->time);
-	else if (entry)
-		report->totals.no_begin++;
-
-	/* An end that only closes an interval is part of its pair. */
-	if (!keyed_here) {
-		if (vcpu->pending)
-			report->totals.paired_end++;
-		else
-			report->totals.unused++;
-	}
+	if (open && s->time >= begin)
+		account(report, vcpu, key, s->time, TIMED, s->time - begin);
+	else
+		account(report, vcpu, key, s->time, NO_BEGIN, 0);
 	vcpu->open = false;
-	vcpu->pending = NULL;
 }
 
 void kvm_events_report__add(struct kvm_events_report *report,
@@ -493,13 +915,15 @@ void kvm_events_report__add(struct kvm_events_report *report,
 
 	report->totals.read++;
 	report->totals.by_tp[s->tp]++;
-	vcpu = vcpu_state__get(report, s->tid);
+	vcpu = vcpu_state__get(report, s);
 	if (!vcpu) {
 		report->totals.unused++;
 		return;
 	}
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
+	if (s->tp == KVM_EVENTS_TP_EXIT)
+		vcpu->rip = s->rip;
 
 	if (analysis->begin(s, &key))
 		vcpu_state__begin(report, vcpu, s, key);
@@ -515,14 +939,8 @@ void kvm_events_report__finish(struct kvm_events_report *report)
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	hashmap__for_each_entry(report->vcpus, cur, bkt) {
-		struct vcpu_state *vcpu = cur->pvalue;
-
-		if (vcpu->pending)
-			report->totals.no_end++;
-		vcpu->pending = NULL;
-		vcpu->open = false;
-	}
+	hashmap__for_each_entry(report->vcpus, cur, bkt)
+		vcpu_state__cut(report, cur->pvalue);
 }
 
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
@@ -540,29 +958,62 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 	return NULL;
 }
 
-static int compare_by_samples(const void *a, const void *b)
+static int compare_u64_desc(u64 a, u64 b)
 {
-	const struct kvm_events_key *ka = *(const struct kvm_events_key **)a;
-	const struct kvm_events_key *kb = *(const struct kvm_events_key **)b;
-
-	if (ka->samples != kb->samples)
-		return ka->samples < kb->samples ? 1 : -1;
-	return strcmp(ka->name, kb->name);
+	return a == b ? 0 : a < b ? 1 : -1;
 }
 
-static int compare_by_time(const void *a, const void *b)
+/* Groups ascending, then the sort key descending, then names ascending */
+static int compare_keys(const struct kvm_events_key *a,
+			const struct kvm_events_key *b,
+			enum kvm_events_sort sort)
 {
-	const struct kvm_events_key *ka = *(const struct kvm_events_key **)a;
-	const struct kvm_events_key *kb = *(const struct kvm_events_key **)b;
+	int ret = 0;
 
-	if (ka->total_ns != kb->total_ns)
-		return ka->total_ns < kb->total_ns ? 1 : -1;
-	return compare_by_samples(a, b);
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	switch (sort) {
+	case KVM_EVENTS_SORT_TIME:
+		ret = compare_u64_desc(a->total_ns, b->total_ns);
+		break;
+	case KVM_EVENTS_SORT_MEAN:
+		ret = compare_u64_desc(a->timed ? a->total_ns / a->timed : 0,
+				       b->timed ? b->total_ns / b->timed : 0);
+		break;
+	case KVM_EVENTS_SORT_MIN:
+		ret = compare_u64_desc(a->timed ? a->stats.min : 0,
+				       b->timed ? b->stats.min : 0);
+		break;
+	case KVM_EVENTS_SORT_MAX:
+		ret = compare_u64_desc(a->stats.max, b->stats.max);
+		break;
+	case KVM_EVENTS_SORT_P99:
+		ret = compare_u64_desc(kvm_events_key__percentile(a, 99),
+				       kvm_events_key__percentile(b, 99));
+		break;
+	case KVM_EVENTS_SORT_NAME:
+		return strcmp(a->name, b->name);
+	case KVM_EVENTS_SORT_SAMPLE:
+	default:
+		break;
+	}
+	if (!ret)
+		ret = compare_u64_desc(a->samples, b->samples);
+	return ret ? ret : strcmp(a->name, b->name);
 }
 
-static struct kvm_events_key **sorted_keys(struct kvm_events_report *report,
-					   enum kvm_events_sort sort,
-					   size_t *nr)
+static enum kvm_events_sort key_sort;
+
+static int compare_key_ptrs(const void *a, const void *b)
+{
+	return compare_keys(*(struct kvm_events_key * const *)a,
+			    *(struct kvm_events_key * const *)b, key_sort);
+}
+
+/* All keys in output order; the caller frees the array. */
+struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
+						  enum kvm_events_sort sort,
+						  size_t *nr)
 {
 	struct kvm_events_key **keys;
 	struct hashmap_entry *cur;
@@ -574,89 +1025,7 @@ static struct kvm_events_key **sorted_keys(struct kvm_events_report *report,
 		return NULL;
 	hashmap__for_each_entry(report->keys, cur, bkt)
 		keys[i++] = cur->pvalue;
-	qsort(keys, *nr, sizeof(*keys),
-	      sort == KVM_EVENTS_SORT_TIME ? compare_by_time : compare_by_samples);
+	key_sort = sort;
+	qsort(keys, *nr, sizeof(*keys), compare_key_ptrs);
 	return keys;
-}
-
-static double percent(u64 part, u64 whole)
-{
-	return whole ? (double)part * 100 / whole : 0;
-}
-
-static void print_key(const struct kvm_events_report *report,
-		      const struct kvm_events_key *entry, FILE *fp)
-{
-	fprintf(fp, "%20s %10llu %12.2f%%", entry->name,
-		(unsigned long long)entry->samples,
-		percent(entry->samples, report->totals.keyed));
-	if (!entry->timed) {
-		fprintf(fp, " %13s %15s\n", "-", "-");
-		return;
-	}
-	fprintf(fp, " %12.2f%% %12.2fus\n",
-		percent(entry->total_ns, report->totals.total_ns),
-		(double)entry->total_ns / entry->timed / 1000);
-}
-
-/* An empty table needs a reason: often the host never emits the events. */
-static void print_no_samples(const struct kvm_events_report *report, FILE *fp)
-{
-	const struct kvm_events_totals *t = &report->totals;
-	size_t i;
-
-	fprintf(fp, "No %s samples; kvm events read:", report->analysis->name);
-	for (i = 0; i < ARRAY_SIZE(kvm_tps); i++)
-		fprintf(fp, " %s %llu%s", kvm_tps[i].name,
-			(unsigned long long)t->by_tp[kvm_tps[i].tp],
-			i + 1 < ARRAY_SIZE(kvm_tps) ? "," : ".\n");
-}
-
-static void print_footer(const struct kvm_events_report *report, FILE *fp)
-{
-	const struct kvm_events_totals *t = &report->totals;
-
-	fprintf(fp, "\nTotal Samples:%llu, Total events handled time:%.2fus.\n",
-		(unsigned long long)t->keyed, (double)t->total_ns / 1000);
-	if (!t->keyed)
-		print_no_samples(report, fp);
-	if (t->no_end || t->no_begin)
-		fprintf(fp, "Samples without time:%llu (no end event:%llu, no begin event:%llu).\n",
-			(unsigned long long)(t->no_end + t->no_begin),
-			(unsigned long long)t->no_end,
-			(unsigned long long)t->no_begin);
-	if (t->lost_chunks)
-		fprintf(fp, "Lost events:%llu, in %llu chunks.\n",
-			(unsigned long long)t->lost_events,
-			(unsigned long long)t->lost_chunks);
-	if (verbose > 0)
-		fprintf(fp, "Samples read:%llu = counted in a key %llu + ends of counted samples %llu + filtered %llu + other %llu.\n",
-			(unsigned long long)t->read, (unsigned long long)t->keyed,
-			(unsigned long long)t->paired_end,
-			(unsigned long long)t->filtered,
-			(unsigned long long)t->unused);
-}
-
-int kvm_events_report__print(struct kvm_events_report *report,
-			     enum kvm_events_sort sort, FILE *fp)
-{
-	struct kvm_events_key **keys;
-	size_t nr, i;
-
-	keys = sorted_keys(report, sort, &nr);
-	if (!keys)
-		return -ENOMEM;
-
-	fprintf(fp, "\n\n");
-	if (report->vcpu_filter == KVM_EVENTS_NO_VCPU)
-		fprintf(fp, "Analyze events for all VCPUs:\n\n");
-	else
-		fprintf(fp, "Analyze events for VCPU %u:\n\n", report->vcpu_filter);
-	fprintf(fp, "%20s %10s %13s %13s %15s\n\n", report->analysis->column,
-		"Samples", "Samples%", "Time%", "Avg time");
-	for (i = 0; i < nr; i++)
-		print_key(report, keys[i], fp);
-	print_footer(report, fp);
-	free(keys);
-	return 0;
 }

@@ -47,11 +47,29 @@ expect_error "file cut short" "$dir/cut.data: not a perf.data file" \
 	perf kvm-events report -i "$dir/cut.data"
 expect_error "unknown --event" "--event foo: unknown, expected one of vmexit, mmio, ioport" \
 	perf kvm-events report -i "$dir/good.data" --event foo
-expect_error "unknown --key" "--key foo: unknown, expected sample or time" \
+expect_error "unknown --key" "--key foo: unknown, expected one of sample, time, mean, min, max, p99, name" \
 	perf kvm-events report -i "$dir/good.data" --key foo
-expect_error "bad --vcpu" "option \`vcpu' expects a numerical value" \
+expect_error "unknown --fields" "--fields samples,bogus: unknown field 'bogus'" \
+	perf kvm-events report -i "$dir/good.data" --fields samples,bogus
+expect_error "bad --duration" "--duration 1x: expected microseconds >= 0" \
+	perf kvm-events report -i "$dir/good.data" --duration 1x
+expect_error "bad --time" "--time nonsense: expected start,end" \
+	perf kvm-events report -i "$dir/good.data" --time nonsense
+expect_error "reversed --vcpu range" "--vcpu 3-1: expected vcpu ids and ranges" \
+	perf kvm-events report -i "$dir/good.data" --vcpu 3-1
+expect_error "--vcpu past 2^32-1" "--vcpu 4294967296: expected vcpu ids and ranges" \
+	perf kvm-events report -i "$dir/good.data" --vcpu 4294967296
+expect_error "--vcpu ending in a comma" "--vcpu 1,: expected vcpu ids and ranges" \
+	perf kvm-events report -i "$dir/good.data" --vcpu 1,
+expect_error "two groupings" "--per-vcpu and --per-vm: choose one" \
+	perf kvm-events report -i "$dir/good.data" --per-vcpu --per-vm
+expect_error "two formats" "--json and --csv: choose one" \
+	perf kvm-events report -i "$dir/good.data" --json --csv
+expect_error "negative --top" "--top -1: expected a count >= 0" \
+	perf kvm-events report -i "$dir/good.data" --top -1
+expect_error "bad --vcpu" "--vcpu one: expected vcpu ids and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu one
-expect_error "negative --vcpu" "--vcpu -5: expected a vcpu id >= 0" \
+expect_error "negative --vcpu" "--vcpu -5: expected vcpu ids and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu -5
 expect_error "bad --pid" "--pid x: expected a list of process ids" \
 	perf kvm-events report -i "$dir/good.data" --pid x
@@ -61,6 +79,15 @@ expect_error "unknown subcommand" "unknown command 'bogus'" \
 if perf record -q -e cpu-clock -o "$dir/nokvm.data" -- true 2> /dev/null; then
 	expect_error "no kvm tracepoints" "$dir/nokvm.data: no kvm tracepoints recorded" \
 		perf kvm-events report -i "$dir/nokvm.data"
+fi
+
+# Recording as a user who may not read tracefs
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
+   ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -r /sys/kernel/tracing/events; then
+	expect_error "record without access to tracefs" \
+		"perf kvm-events record: no permission to read /sys/kernel/tracing; run as root" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		perf kvm-events record -o "$dir/none.data" -- true
 fi
 
 exit $err

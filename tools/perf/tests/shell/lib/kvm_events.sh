@@ -29,13 +29,16 @@ expected_report() {
 		order="-k2,2nr -k3,3"
 	fi
 
+	filtered=$(awk -v an="$analysis" -v vcpu="$vcpu" '
+		$1 == an && vcpu != "all" && $2 != vcpu { n += $4 }
+		END { printf "%.0f", n }' "$truth")
 	awk -v an="$analysis" -v vcpu="$vcpu" '
 		$1 == an && (vcpu == "all" || $2 == vcpu) {
 			s[$3] += $4; p[$3] += $5; t[$3] += $6
 		}
 		END { for (k in s) print t[k], s[k], k, p[k] }' "$truth" |
 	LC_ALL=C sort $order |
-	awk -v column="$column" -v head="$head" '
+	awk -v column="$column" -v head="$head" -v filtered="$filtered" '
 		{
 			ns[NR] = $1; smp[NR] = $2; name[NR] = $3; paired[NR] = $4
 			keyed += $2; total += $1; untimed += $2 - $4
@@ -59,6 +62,8 @@ expected_report() {
 			if (untimed)
 				printf "Samples without time:%.0f (no end event:%.0f, no begin event:0).\n",
 				       untimed, untimed
+			if (filtered)
+				printf "Filtered out:%.0f samples.\n", filtered
 		}'
 }
 
