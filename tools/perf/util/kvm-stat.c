@@ -54,8 +54,9 @@ static const struct kvm_tp_desc kvm_tps[] = {
 	{ "kvm_entry", KVM_EVENTS_TP_ENTRY, NULL, NULL, "vcpu_id", NULL, NULL },
 	{ "kvm_mmio", KVM_EVENTS_TP_MMIO, "gpa", "type", NULL, NULL, NULL },
 	{ "kvm_pio", KVM_EVENTS_TP_PIO, "port", "rw", NULL, NULL, NULL },
-	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", NULL, NULL,
+	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", "errno", NULL,
 	  NULL, NULL },
+	{ "kvm_fpu", KVM_EVENTS_TP_FPU, NULL, "load", NULL, NULL, NULL },
 };
 
 /* kvm_mmio "type" values */
@@ -296,6 +297,53 @@ static void mmio_key_name(u64 key, char *buf, size_t size)
 		 key & 1 ? 'W' : 'R');
 }
 
+/*
+ * userspace: from kvm_userspace_exit, where KVM_RUN returns to the VMM, to
+ * the vcpu thread's next kvm event: back in KVM_RUN.  That is kvm_fpu(load)
+ * where it is recorded, kvm_entry on hosts that emit it, or whatever the
+ * backend traces first.  KVM_RUN failing (negative errno) is a key too.
+ */
+static bool userspace_begin(const struct kvm_events_sample *s, u64 *key)
+{
+	if (s->tp != KVM_EVENTS_TP_USER_EXIT)
+		return false;
+	if ((int)s->kind < 0)
+		*key = 1ULL << 32 | (u32)-(int)s->kind;
+	else
+		*key = (u32)s->code;
+	return true;
+}
+
+static bool any_end(const struct kvm_events_sample *s, u64 *key)
+{
+	*key = KVM_EVENTS_NO_KEY;
+	return s->tp != KVM_EVENTS_TP_USER_EXIT;
+}
+
+/* KVM_EXIT_* of the kernel's uapi linux/kvm.h, by number */
+static const char * const kvm_exit_names[] = {
+	"UNKNOWN", "EXCEPTION", "IO", "HYPERCALL", "DEBUG", "HLT", "MMIO",
+	"IRQ_WINDOW_OPEN", "SHUTDOWN", "FAIL_ENTRY", "INTR", "SET_TPR",
+	"TPR_ACCESS", "S390_SIEIC", "S390_RESET", "DCR", "NMI",
+	"INTERNAL_ERROR", "OSI", "PAPR_HCALL", "S390_UCONTROL", "WATCHDOG",
+	"S390_TSCH", "EPR", "SYSTEM_EVENT", "S390_STSI", "IOAPIC_EOI",
+	"HYPERV", "ARM_NISV", "X86_RDMSR", "X86_WRMSR", "DIRTY_RING_FULL",
+	"AP_RESET_HOLD", "X86_BUS_LOCK", "XEN", "RISCV_SBI", "RISCV_CSR",
+	"NOTIFY", "LOONGARCH_IOCSR", "MEMORY_FAULT",
+};
+
+static void userspace_key_name(u64 key, char *buf, size_t size)
+{
+	u32 code = (u32)key;
+
+	if (key >> 32)
+		snprintf(buf, size, "%s(%u)", code == EINTR ? "restart" : "error", code);
+	else if (code < ARRAY_SIZE(kvm_exit_names))
+		snprintf(buf, size, "%s", kvm_exit_names[code]);
+	else
+		snprintf(buf, size, "0x%x", code);
+}
+
 /* ioport: from kvm_pio to kvm_entry */
 static bool ioport_begin(const struct kvm_events_sample *s, u64 *key)
 {
@@ -318,6 +366,8 @@ static const struct kvm_events_analysis analyses[] = {
 	  never_idle },
 	{ "ioport", "IO Port Access", ioport_begin, entry_end, ioport_key_name,
 	  never_idle },
+	{ "userspace", "Userspace Exit", userspace_begin, any_end,
+	  userspace_key_name, never_idle },
 };
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
@@ -333,7 +383,7 @@ const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
 
 const char *kvm_events_analysis__names(void)
 {
-	return "vmexit, mmio, ioport";
+	return "vmexit, mmio, ioport, userspace";
 }
 
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis)

@@ -4,8 +4,9 @@
 
 # The bundled guest (perf test -w kvmguest OUT IN WRITE READ) writes port
 # 0x500 OUT times, reads port 0x501 IN times, writes GPA 0x80000 WRITE
-# times and reads GPA 0x80010 READ times.  Where the host emits no
-# kvm_entry the accesses have no time, but they are all counted.
+# times and reads GPA 0x80010 READ times, then halts; each of these exits
+# to the VMM.  Where the host emits no kvm_entry the accesses have no
+# time, but they are all counted.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -52,5 +53,14 @@ perf kvm-events report -i "$dir/guest.data" --event mmio > "$dir/mmio" || err=1
 expect_samples "$dir/mmio" 0x80000:W 4
 expect_samples "$dir/mmio" 0x80010:R 3
 grep -q "^Total Samples:7," "$dir/mmio" || { echo "FAIL: mmio total"; err=1; }
+
+# Time in the VMM: each access and the final HLT returns to userspace;
+# every return but the last comes back into KVM_RUN and has a time.
+perf kvm-events report -i "$dir/guest.data" --event userspace > "$dir/userspace" || err=1
+expect_samples "$dir/userspace" IO 12
+expect_samples "$dir/userspace" MMIO 7
+expect_samples "$dir/userspace" HLT 1
+grep -q "^Samples without time:1 (no end event:1, no begin event:0)\.$" "$dir/userspace" ||
+	{ echo "FAIL: userspace: only the HLT exit may lack a time"; cat "$dir/userspace"; err=1; }
 
 exit $err
