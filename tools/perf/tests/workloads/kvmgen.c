@@ -11,12 +11,42 @@
  *   vmx-old   5.4 era kvm_exit/kvm_entry formats: only kvm_entry has vcpu_id
  *   unpaired  like vmx, but each vcpu's recording stops inside an exit, and
  *             one vcpu has kvm_entry events without a kvm_exit before them
+ *   two-vms   like vmx, but two VM processes share the 4 cpus: pid 4242
+ *             (qemu-system-x86, vcpus 0-3) and pid 5353 (qemu-kvm, vcpus 0
+ *             and 1: the same vcpu ids as the first VM's, on purpose)
  *
  * EXITS is the number of kvm_exit events (default 1000), split over the
  * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint
  * and other totals), then one line per analysis, vcpu and key:
  *
  *   <analysis> <vcpu> <key> <samples> <paired> <total_ns>
+ *
+ * With two VMs, <vcpu> is written <pid>/<vcpu id>, e.g. 4242/1.
+ *
+ * OUT.data.events holds one line per sample of each analysis, in the time
+ * order of the samples (over all analyses and vcpus):
+ *
+ *   <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns> <rip>
+ *
+ * <vcpu> is the vcpu id, <pid> its VM's and <key> is as in .truth:
+ *   vmexit  a kvm_exit: time is its timestamp, duration lasts until the
+ *           vcpu's next kvm_entry, rip is its guest_rip field
+ *   mmio    a kvm_mmio read (key <gpa>:R) or write (<gpa>:W): time is its
+ *           timestamp; a read lasts from the vcpu's kvm_exit before it, a
+ *           write until its next kvm_entry
+ *   ioport  a kvm_pio (key <port>:PIN or <port>:POUT): time is its
+ *           timestamp, duration lasts until the vcpu's next kvm_entry
+ *
+ * The duration is '-' when the end event was not recorded.  Each kvm_exit
+ * has its own guest_rip, a 16 byte aligned kernel text address that the
+ * PRNG draws at the kvm_entry before it.  The rip of an mmio or ioport
+ * sample is the guest_rip of the vcpu's last kvm_exit (0x0 if there was
+ * none); rips are 0x-prefixed lowercase hex.  Summed per analysis,
+ * vcpu and key, the lines give the samples, paired and total_ns of .truth.
+ * With more than 2000000 exits (EVENTS_MAX_EXITS; benchmarks generate 10M)
+ * the file would take about 900 MB and seconds to write, so it is not written
+ * (a stale one is removed), and a '# events not written' line of the .truth
+ * header says so.
  *
  * See the account_*() functions for what is counted and timed.  All choices
  * come from a fixed-seed PRNG, so the same arguments always give the same
@@ -39,10 +69,14 @@
 #include "../tests.h"
 #include "util/header.h"
 
-#define NR_VCPUS		4
+#define MAX_VCPUS		6	/* over all VMs of a scenario */
 #define NR_HOST_CPUS		4
-#define VM_PID			4242
 #define DEFAULT_EXITS		1000
+/* Above this many exits, no OUT.data.events: see the comment on top */
+#define EVENTS_MAX_EXITS	2000000
+#define EVENTS_QUEUE_MIN	4096
+#define EVENTS_LINE_MAX		128
+#define KEY_MAX			32
 /* perf_clock() of a host that booted about 20 minutes ago */
 #define FIRST_EVENT_TIME	1234567890123ULL
 /* One perf event per tracepoint and cpu: id = base + tp * cpus + cpu */
@@ -412,6 +446,27 @@ static const struct pio_target pio_targets[NR_PIO_TARGETS] = {
 	[PIO_RTC_DATA_IN]	= { 0x71, KVM_PIO_IN, 15 },
 };
 
+/* A VM process and its vcpu threads */
+struct vm_desc {
+	u32 pid;
+	const char *comm;
+	unsigned int nr_vcpus;
+	const u32 *tids;	/* by vcpu id */
+};
+
+/* vcpu threads of the VMs, deliberately not in vcpu id order */
+static const u32 vm_4242_tids[] = { 4251, 4249, 4252, 4250 };
+static const u32 vm_5353_tids[] = { 5358, 5356 };
+
+static const struct vm_desc one_vm[] = {
+	{ 4242, "qemu-system-x86", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
+static const struct vm_desc two_vms[] = {
+	{ 4242, "qemu-system-x86", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+	{ 5353, "qemu-kvm", ARRAY_SIZE(vm_5353_tids), vm_5353_tids },
+};
+
 struct scenario {
 	const char *name;
 	const char *cpuid;
@@ -423,29 +478,32 @@ struct scenario {
 	const struct tp_format *formats;
 	bool cut_off;		/* end inside exits, lose some kvm_exit events */
 	u64 seed;
+	const struct vm_desc *vms;
+	unsigned int nr_vms;
 };
 
 static const struct scenario scenarios[] = {
 	{ "vmx", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x9e3779b97f4a7c15ULL },
+	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm) },
 	{ "svm", "AuthenticAMD,25,1,1",
 	  "AMD EPYC 7763 64-Core Processor", "6.12.0-kvmgen",
 	  KVM_ISA_SVM, svm_exits, ARRAY_SIZE(svm_exits), formats_6_12,
-	  false, 0xc2b2ae3d27d4eb4fULL },
+	  false, 0xc2b2ae3d27d4eb4fULL, one_vm, ARRAY_SIZE(one_vm) },
 	{ "vmx-old", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "5.4.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_5_4,
-	  false, 0x165667b19e3779f9ULL },
+	  false, 0x165667b19e3779f9ULL, one_vm, ARRAY_SIZE(one_vm) },
 	{ "unpaired", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  true, 0x27d4eb2f165667c5ULL },
+	  true, 0x27d4eb2f165667c5ULL, one_vm, ARRAY_SIZE(one_vm) },
+	{ "two-vms", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
+	  false, 0x85ebca6b94d049bbULL, two_vms, ARRAY_SIZE(two_vms) },
 };
-
-/* vcpu threads of the VM, deliberately not in vcpu id order */
-static const u32 vcpu_tids[NR_VCPUS] = { 4251, 4249, 4252, 4250 };
 
 /* One planned event of a vcpu */
 struct step {
@@ -461,8 +519,10 @@ struct step {
 #define ENTRY_WITHOUT_EXIT	1	/* step.detail of an orphan kvm_entry */
 
 struct vcpu {
-	u32 id;
+	u32 idx;		/* over all VMs: truth and cpu_owner index */
+	u32 id;			/* vcpu id in its VM */
 	u32 tid;
+	const struct vm_desc *vm;
 	u32 cpu;
 	u64 guest_rip;
 	u64 clock;		/* time of this vcpu's last event */
@@ -472,15 +532,20 @@ struct vcpu {
 	unsigned int exits_left;
 	unsigned int exits_done;
 	bool finished;
-	bool halted;		/* in a HLT exit, its cpu is free */
+	bool started;		/* has had a cpu */
+	bool halted;		/* in a HLT exit or not started: no cpu */
 	/* ground truth bookkeeping */
 	bool in_exit;
 	u64 exit_time;
 	unsigned int exit_idx;
+	u64 exit_rip;		/* guest_rip of the last kvm_exit, or 0 */
+	u64 exit_line;		/* its line in the events queue */
 	int pending_mmio;	/* mmio write waiting for kvm_entry, or -1 */
 	u64 mmio_time;
+	u64 mmio_line;
 	int pending_pio;	/* pio waiting for kvm_entry, or -1 */
 	u64 pio_time;
+	u64 pio_line;
 };
 
 struct truth_cell {
@@ -490,9 +555,9 @@ struct truth_cell {
 };
 
 struct truth {
-	struct truth_cell vmexit[NR_VCPUS][MAX_EXIT_REASONS];
-	struct truth_cell mmio[NR_VCPUS][NR_MMIO_TARGETS];
-	struct truth_cell ioport[NR_VCPUS][NR_PIO_TARGETS];
+	struct truth_cell vmexit[MAX_VCPUS][MAX_EXIT_REASONS];
+	struct truth_cell mmio[MAX_VCPUS][NR_MMIO_TARGETS];
+	struct truth_cell ioport[MAX_VCPUS][NR_PIO_TARGETS];
 	u64 tp_samples[NR_KVM_TPS];
 	u64 orphan_entries;
 	u64 migrations;
@@ -506,17 +571,59 @@ struct out_file {
 	int error;
 };
 
+enum analysis {
+	AN_VMEXIT,
+	AN_MMIO,
+	AN_IOPORT,
+	NR_ANALYSES,
+};
+
+static const char * const analysis_names[NR_ANALYSES] = {
+	[AN_VMEXIT]	= "vmexit",
+	[AN_MMIO]	= "mmio",
+	[AN_IOPORT]	= "ioport",
+};
+
+/* A line of OUT.data.events, queued until all lines before it are done */
+struct event_line {
+	const struct vcpu *v;
+	const char *key;
+	u64 time;
+	u64 duration;
+	u64 rip;
+	enum analysis analysis;
+	bool timed;		/* the sample has its end event */
+	bool done;		/* nothing more will be known */
+};
+
+/* Lines are numbered from 0; line n is at lines[n & mask]. */
+struct events {
+	bool enabled;
+	struct out_file out;
+	struct event_line *lines;
+	u64 mask;
+	u64 head;		/* first line not written yet */
+	u64 tail;		/* next line number */
+	int error;
+};
+
 struct kvmgen {
 	const struct scenario *sc;
 	unsigned int nr_exits;
+	unsigned int nr_vcpus;
 	u64 rng;
 	struct out_file out;
-	struct vcpu vcpus[NR_VCPUS];
-	int cpu_owner[NR_HOST_CPUS];	/* running vcpu id, or -1 */
+	struct vcpu vcpus[MAX_VCPUS];
+	int cpu_owner[NR_HOST_CPUS];	/* running vcpu idx, or -1 */
 	u64 last_time;
 	u64 first_sample_time;
 	unsigned int samples_in_round;
 	struct truth truth;
+	struct events events;
+	/* keys as the reports and .truth show them */
+	char exit_keys[MAX_EXIT_REASONS][KEY_MAX];
+	char mmio_keys[NR_MMIO_TARGETS][KEY_MAX];
+	char pio_keys[NR_PIO_TARGETS][KEY_MAX];
 };
 
 /* xorshift64*: small, fast and the same everywhere */
@@ -705,7 +812,7 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	p += sizeof(hdr);
 	p = put_u64(p, sample_id(tp, v->cpu));
 	p = put_u64(p, tp_ips[tp]);
-	p = put_u32(p, VM_PID);
+	p = put_u32(p, v->vm->pid);
 	p = put_u32(p, v->tid);
 	p = put_u64(p, v->clock);
 	p = put_u32(p, v->cpu);
@@ -727,39 +834,193 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 }
 
 /*
+ * OUT.data.events: a sample's line is queued when its begin event is
+ * written, so the queue is in time order; it is completed when the end
+ * event comes, and written when the lines before it are written.  A few
+ * hundred lines wait behind a long HLT exit; only in "unpaired" do the
+ * lines after a vcpu's cut-off exit wait until the end (some 12000 with
+ * 2000000 exits).  Numbers are formatted by hand, without printf, as a
+ * large file has millions of lines.
+ */
+static char *fmt_str(char *p, const char *str)
+{
+	size_t len = strlen(str);
+
+	memcpy(p, str, len);
+	return p + len;
+}
+
+static char *fmt_dec(char *p, u64 val)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + val % 10;
+		val /= 10;
+	} while (val);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_hex(char *p, u64 val)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = digits[val & 0xf];
+		val >>= 4;
+	} while (val);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns|-> <rip> */
+static void events_write_line(struct events *ev, const struct event_line *l)
+{
+	char buf[EVENTS_LINE_MAX], *p = buf;
+
+	p = fmt_str(p, analysis_names[l->analysis]);
+	*p++ = ' ';
+	p = fmt_dec(p, l->v->id);
+	*p++ = ' ';
+	p = fmt_dec(p, l->v->vm->pid);
+	*p++ = ' ';
+	p = fmt_str(p, l->key);
+	*p++ = ' ';
+	p = fmt_dec(p, l->time);
+	*p++ = ' ';
+	if (l->timed)
+		p = fmt_dec(p, l->duration);
+	else
+		*p++ = '-';
+	*p++ = ' ';
+	p = fmt_hex(p, l->rip);
+	*p++ = '\n';
+	out_write(&ev->out, buf, p - buf);
+}
+
+static int events_grow(struct events *ev)
+{
+	u64 size = ev->lines ? (ev->mask + 1) * 2 : EVENTS_QUEUE_MIN;
+	struct event_line *lines = calloc(size, sizeof(*lines));
+	u64 n;
+
+	if (!lines)
+		return -ENOMEM;
+	for (n = ev->head; n < ev->tail; n++)
+		lines[n & (size - 1)] = ev->lines[n & ev->mask];
+	free(ev->lines);
+	ev->lines = lines;
+	ev->mask = size - 1;
+	return 0;
+}
+
+/* Queue the line of a sample that begins now; returns its number. */
+static u64 events_open(struct kvmgen *g, const struct vcpu *v,
+		       enum analysis analysis, const char *key, u64 rip)
+{
+	struct events *ev = &g->events;
+	struct event_line *l;
+
+	if (!ev->enabled)
+		return 0;
+	if (ev->tail - ev->head > ev->mask && events_grow(ev)) {
+		ev->error = ENOMEM;
+		ev->enabled = false;
+		return 0;
+	}
+	l = &ev->lines[ev->tail & ev->mask];
+	l->v = v;
+	l->key = key;
+	l->time = v->clock;
+	l->duration = 0;
+	l->rip = rip;
+	l->analysis = analysis;
+	l->timed = false;
+	l->done = false;
+	return ev->tail++;
+}
+
+static void events_close(struct kvmgen *g, u64 line, u64 duration)
+{
+	struct events *ev = &g->events;
+	struct event_line *l;
+
+	if (!ev->enabled)
+		return;
+	l = &ev->lines[line & ev->mask];
+	l->duration = duration;
+	l->timed = true;
+	l->done = true;
+	while (ev->head < ev->tail) {
+		l = &ev->lines[ev->head & ev->mask];
+		if (!l->done)
+			break;
+		events_write_line(ev, l);
+		ev->head++;
+	}
+}
+
+/* The end of the recording: what is still open has no end event. */
+static void events_finish(struct events *ev)
+{
+	if (!ev->enabled)
+		return;
+	for (; ev->head < ev->tail; ev->head++)
+		events_write_line(ev, &ev->lines[ev->head & ev->mask]);
+	out_flush(&ev->out);
+}
+
+/*
  * Ground truth, with the begin and end events of 'perf kvm stat':
  *  vmexit: kvm_exit -> the vcpu's next kvm_entry
  *  mmio:   write: kvm_mmio(write) -> next kvm_entry,
  *          read:  the vcpu's kvm_exit -> kvm_mmio(read)
  *  ioport: kvm_pio -> next kvm_entry
+ * Each sample counted here also gets its line in OUT.data.events, and each
+ * span timed here is that line's duration, so the two files agree.
  */
 static void account_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx)
 {
-	g->truth.vmexit[v->id][idx].samples++;
+	g->truth.vmexit[v->idx][idx].samples++;
 	v->in_exit = true;
 	v->exit_time = v->clock;
 	v->exit_idx = idx;
+	v->exit_rip = v->guest_rip;
+	v->exit_line = events_open(g, v, AN_VMEXIT, g->exit_keys[idx],
+				   v->exit_rip);
 }
 
-static void account_span(struct truth_cell *cell, u64 begin, u64 end)
+static void account_span(struct kvmgen *g, struct truth_cell *cell,
+			 u64 line, u64 begin, u64 end)
 {
 	cell->paired++;
 	cell->total_ns += end - begin;
+	events_close(g, line, end - begin);
 }
 
 static void account_entry(struct kvmgen *g, struct vcpu *v)
 {
+	struct truth *t = &g->truth;
+
 	if (!v->in_exit)
 		return;
 
-	account_span(&g->truth.vmexit[v->id][v->exit_idx], v->exit_time,
-		     v->clock);
+	account_span(g, &t->vmexit[v->idx][v->exit_idx], v->exit_line,
+		     v->exit_time, v->clock);
 	if (v->pending_mmio >= 0)
-		account_span(&g->truth.mmio[v->id][v->pending_mmio],
-			     v->mmio_time, v->clock);
+		account_span(g, &t->mmio[v->idx][v->pending_mmio],
+			     v->mmio_line, v->mmio_time, v->clock);
 	if (v->pending_pio >= 0)
-		account_span(&g->truth.ioport[v->id][v->pending_pio],
-			     v->pio_time, v->clock);
+		account_span(g, &t->ioport[v->idx][v->pending_pio],
+			     v->pio_line, v->pio_time, v->clock);
 	v->in_exit = false;
 	v->pending_mmio = -1;
 	v->pending_pio = -1;
@@ -768,31 +1029,38 @@ static void account_entry(struct kvmgen *g, struct vcpu *v)
 static void account_mmio(struct kvmgen *g, struct vcpu *v, unsigned int idx,
 			 u32 type)
 {
-	struct truth_cell *cell = &g->truth.mmio[v->id][idx];
+	struct truth_cell *cell = &g->truth.mmio[v->idx][idx];
+	u64 line;
 
 	/* An unsatisfied read is the VMM's turn, not an access yet. */
 	if (type == KVM_TRACE_MMIO_READ_UNSATISFIED)
 		return;
 
 	cell->samples++;
+	line = events_open(g, v, AN_MMIO, g->mmio_keys[idx], v->exit_rip);
 	if (type == KVM_TRACE_MMIO_READ) {
-		account_span(cell, v->exit_time, v->clock);
+		account_span(g, cell, line, v->exit_time, v->clock);
 	} else {
 		v->pending_mmio = idx;
 		v->mmio_time = v->clock;
+		v->mmio_line = line;
 	}
 }
 
 static void account_pio(struct kvmgen *g, struct vcpu *v, unsigned int idx)
 {
-	g->truth.ioport[v->id][idx].samples++;
+	g->truth.ioport[v->idx][idx].samples++;
 	v->pending_pio = idx;
 	v->pio_time = v->clock;
+	v->pio_line = events_open(g, v, AN_IOPORT, g->pio_keys[idx],
+				  v->exit_rip);
 }
 
 /*
  * A halted vcpu gives its cpu away.  On wake up it takes a free cpu: its
  * own if still free (most of the time), or one a halted sibling left.
+ * With more vcpus than cpus (two-vms), a vcpu may have to wait for a free
+ * cpu (see next_vcpu()), and a vcpu starts without one.
  */
 static void release_cpu(struct kvmgen *g, struct vcpu *v)
 {
@@ -810,12 +1078,25 @@ static void wake_up_on_free_cpu(struct kvmgen *g, struct vcpu *v)
 			others[nr_others++] = cpu;
 	}
 	if (!own_free || (nr_others && !rng_below(&g->rng, 4))) {
-		/* at most NR_VCPUS - 1 others run, so nr_others > 0 */
+		/* next_vcpu() waits for a free cpu, so nr_others > 0 */
 		v->cpu = others[rng_below(&g->rng, nr_others)];
-		g->truth.migrations++;
+		if (v->started)
+			g->truth.migrations++;
 	}
-	g->cpu_owner[v->cpu] = v->id;
+	g->cpu_owner[v->cpu] = v->idx;
 	v->halted = false;
+	v->started = true;
+}
+
+static bool any_cpu_free(const struct kvmgen *g)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		if (g->cpu_owner[cpu] < 0)
+			return true;
+	}
+	return false;
 }
 
 static void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
@@ -843,9 +1124,10 @@ static void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
 	u64 values[NR_TP_VALUES] = { 0 };
 
 	if (v->halted) {
-		wake_up_on_free_cpu(g, v);
 		/* woken up to take the timer interrupt */
-		values[V_INTR_INFO] = TIMER_INTR_INFO;
+		if (v->started)
+			values[V_INTR_INFO] = TIMER_INTR_INFO;
+		wake_up_on_free_cpu(g, v);
 	}
 	if (s->detail == ENTRY_WITHOUT_EXIT)
 		g->truth.orphan_entries++;
@@ -1181,6 +1463,9 @@ static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 	v->next_step = 0;
 	if (!v->exits_left) {
 		v->finished = true;
+		/* Only with more vcpus than cpus can a vcpu wait for it. */
+		if (g->nr_vcpus > NR_HOST_CPUS && !v->halted)
+			g->cpu_owner[v->cpu] = -1;
 		return;
 	}
 	guest_ns = rng_range(&g->rng, 1000, 40000);
@@ -1198,39 +1483,71 @@ static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 	v->exits_done++;
 }
 
+static unsigned int count_vcpus(const struct scenario *sc)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < sc->nr_vms; i++)
+		n += sc->vms[i].nr_vcpus;
+	return n;
+}
+
+/* vcpu i over all VMs: the first NR_HOST_CPUS start on a cpu each. */
+static void init_vcpu(struct kvmgen *g, unsigned int i,
+		      const struct vm_desc *vm, unsigned int id)
+{
+	struct vcpu *v = &g->vcpus[i];
+
+	v->idx = i;
+	v->id = id;
+	v->vm = vm;
+	v->tid = vm->tids[id];
+	v->cpu = i % NR_HOST_CPUS;
+	if (i < NR_HOST_CPUS) {
+		g->cpu_owner[i] = i;
+		v->started = true;
+	} else {
+		v->halted = true;	/* until a cpu is free */
+	}
+	v->clock = FIRST_EVENT_TIME;
+	v->guest_rip = 0xffffffff81000000ULL + 0x1000 * i;
+	v->exits_left = g->nr_exits / g->nr_vcpus +
+			(i < g->nr_exits % g->nr_vcpus);
+	v->pending_mmio = -1;
+	v->pending_pio = -1;
+	/* Tools learn the vcpu id from kvm_entry: start with one. */
+	add_step(v, TP_KVM_ENTRY, rng_range(&g->rng, 1, 5000));
+}
+
 static void init_vcpus(struct kvmgen *g)
 {
-	unsigned int i;
+	const struct scenario *sc = g->sc;
+	unsigned int i = 0, vm, id;
 
-	for (i = 0; i < NR_VCPUS; i++) {
-		struct vcpu *v = &g->vcpus[i];
-
-		v->id = i;
-		v->tid = vcpu_tids[i];
-		v->cpu = i;
-		g->cpu_owner[i] = i;
-		v->clock = FIRST_EVENT_TIME;
-		v->guest_rip = 0xffffffff81000000ULL + 0x1000 * i;
-		v->exits_left = g->nr_exits / NR_VCPUS +
-				(i < g->nr_exits % NR_VCPUS);
-		v->pending_mmio = -1;
-		v->pending_pio = -1;
-		/* Tools learn the vcpu id from kvm_entry: start with one. */
-		add_step(v, TP_KVM_ENTRY, rng_range(&g->rng, 1, 5000));
+	for (id = 0; id < NR_HOST_CPUS; id++)
+		g->cpu_owner[id] = -1;
+	for (vm = 0; vm < sc->nr_vms; vm++) {
+		for (id = 0; id < sc->vms[vm].nr_vcpus; id++)
+			init_vcpu(g, i++, &sc->vms[vm], id);
 	}
 }
 
 static struct vcpu *next_vcpu(struct kvmgen *g)
 {
+	bool cpu_free = any_cpu_free(g);
 	struct vcpu *best = NULL;
 	u64 best_time = 0;
 	unsigned int i;
 
-	for (i = 0; i < NR_VCPUS; i++) {
+	for (i = 0; i < g->nr_vcpus; i++) {
 		struct vcpu *v = &g->vcpus[i];
 		u64 when;
 
 		if (v->finished)
+			continue;
+		/* Without a cpu, a vcpu can't enter the guest. */
+		if (v->halted && !cpu_free &&
+		    v->steps[v->next_step].tp == TP_KVM_ENTRY)
 			continue;
 		when = v->clock + v->steps[v->next_step].delay_ns;
 		if (!best || when < best_time) {
@@ -1277,7 +1594,7 @@ static void run_step(struct kvmgen *g, struct vcpu *v)
 }
 
 /* Like the COMM events 'perf record' synthesizes: sample id all zero */
-static void write_comm(struct kvmgen *g, u32 tid, const char *comm)
+static void write_comm(struct kvmgen *g, u32 pid, u32 tid, const char *comm)
 {
 	size_t comm_size = ALIGN(strlen(comm) + 1, sizeof(u64));
 	struct perf_event_header hdr = {
@@ -1289,7 +1606,7 @@ static void write_comm(struct kvmgen *g, u32 tid, const char *comm)
 
 	memset(p, 0, hdr.size);
 	memcpy(p, &hdr, sizeof(hdr));
-	p = put_u32(p + sizeof(hdr), VM_PID);
+	p = put_u32(p + sizeof(hdr), pid);
 	p = put_u32(p, tid);
 	memcpy(p, comm, strlen(comm));
 }
@@ -1301,13 +1618,17 @@ static void vcpu_comm(char *buf, size_t size, unsigned int vcpu)
 
 static void write_comms(struct kvmgen *g)
 {
-	char comm[16];
-	unsigned int i;
+	char comm[20];	/* "CPU %u/KVM" with any u32 */
+	unsigned int vm, i;
 
-	write_comm(g, VM_PID, "qemu-system-x86");
-	for (i = 0; i < NR_VCPUS; i++) {
-		vcpu_comm(comm, sizeof(comm), i);
-		write_comm(g, vcpu_tids[i], comm);
+	for (vm = 0; vm < g->sc->nr_vms; vm++) {
+		const struct vm_desc *d = &g->sc->vms[vm];
+
+		write_comm(g, d->pid, d->pid, d->comm);
+		for (i = 0; i < d->nr_vcpus; i++) {
+			vcpu_comm(comm, sizeof(comm), i);
+			write_comm(g, d->pid, d->tids[i], comm);
+		}
 	}
 }
 
@@ -1320,6 +1641,7 @@ static void write_events(struct kvmgen *g)
 	while ((v = next_vcpu(g)) != NULL)
 		run_step(g, v);
 	write_finished_round(g);
+	events_finish(&g->events);
 }
 
 static void init_tp_attr(struct perf_event_attr *attr,
@@ -1442,18 +1764,23 @@ static void write_kvm_formats(struct kvmgen *g)
 	}
 }
 
-/* saved_cmdlines: "pid comm" lines for the VM's threads */
+/* saved_cmdlines: "pid comm" lines for the VMs' threads */
 static void write_saved_cmdlines(struct kvmgen *g)
 {
-	char text[256], comm[16];
-	size_t len;
-	unsigned int i;
+	char text[512], comm[20];
+	size_t len = 0;
+	unsigned int vm, i;
 
-	len = scnprintf(text, sizeof(text), "%u qemu-system-x86\n", VM_PID);
-	for (i = 0; i < NR_VCPUS; i++) {
-		vcpu_comm(comm, sizeof(comm), i);
+	for (vm = 0; vm < g->sc->nr_vms; vm++) {
+		const struct vm_desc *d = &g->sc->vms[vm];
+
 		len += scnprintf(text + len, sizeof(text) - len, "%u %s\n",
-				 vcpu_tids[i], comm);
+				 d->pid, d->comm);
+		for (i = 0; i < d->nr_vcpus; i++) {
+			vcpu_comm(comm, sizeof(comm), i);
+			len += scnprintf(text + len, sizeof(text) - len,
+					 "%u %s\n", d->tids[i], comm);
+		}
 	}
 	out_u64(&g->out, len);
 	out_write(&g->out, text, len);
@@ -1620,16 +1947,41 @@ static int write_perf_data(struct kvmgen *g)
 	return pwrite_all(g->out.fd, &hdr, sizeof(hdr), 0);
 }
 
+/* A vcpu as .truth names it: its id, or pid/id when there are two VMs */
+static void vcpu_label(const struct kvmgen *g, const struct vcpu *v,
+		       char *buf, size_t size)
+{
+	if (g->sc->nr_vms > 1)
+		snprintf(buf, size, "%u/%u", v->vm->pid, v->id);
+	else
+		snprintf(buf, size, "%u", v->id);
+}
+
 static void write_truth_header(const struct kvmgen *g, FILE *fp)
 {
+	const struct scenario *sc = g->sc;
 	const struct truth *t = &g->truth;
+	char label[32];
 	u64 total = 0;
 	unsigned int i;
 
-	fprintf(fp, "# kvmgen scenario %s exits %u pid %d vcpus %d cpus %d\n",
-		g->sc->name, g->nr_exits, VM_PID, NR_VCPUS, NR_HOST_CPUS);
-	for (i = 0; i < NR_VCPUS; i++)
-		fprintf(fp, "# vcpu %u tid %u\n", i, vcpu_tids[i]);
+	if (sc->nr_vms == 1) {
+		fprintf(fp, "# kvmgen scenario %s exits %u pid %u vcpus %u cpus %d\n",
+			sc->name, g->nr_exits, sc->vms[0].pid, g->nr_vcpus,
+			NR_HOST_CPUS);
+	} else {
+		fprintf(fp, "# kvmgen scenario %s exits %u vms %u vcpus %u cpus %d\n",
+			sc->name, g->nr_exits, sc->nr_vms, g->nr_vcpus,
+			NR_HOST_CPUS);
+		for (i = 0; i < sc->nr_vms; i++)
+			fprintf(fp, "# vm pid %u comm %s vcpus %u\n",
+				sc->vms[i].pid, sc->vms[i].comm,
+				sc->vms[i].nr_vcpus);
+	}
+	for (i = 0; i < g->nr_vcpus; i++) {
+		vcpu_label(g, &g->vcpus[i], label, sizeof(label));
+		fprintf(fp, "# vcpu %s tid %u\n", label, g->vcpus[i].tid);
+	}
 	for (i = 0; i < NR_KVM_TPS; i++)
 		total += t->tp_samples[i];
 	fprintf(fp, "# samples total %llu", (unsigned long long)total);
@@ -1639,15 +1991,20 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 	fprintf(fp, "\n# orphan_entries %llu migrations %llu\n",
 		(unsigned long long)t->orphan_entries,
 		(unsigned long long)t->migrations);
+	if (g->nr_exits > EVENTS_MAX_EXITS)
+		fprintf(fp, "# events not written: exits %u > %d\n",
+			g->nr_exits, EVENTS_MAX_EXITS);
+	else
+		fprintf(fp, "# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip\n");
 	fprintf(fp, "# analysis vcpu key samples paired total_ns\n");
 }
 
-static void write_truth_cell(FILE *fp, const char *analysis, unsigned int vcpu,
+static void write_truth_cell(FILE *fp, const char *analysis, const char *vcpu,
 			     const char *key, const struct truth_cell *cell)
 {
 	if (!cell->samples)
 		return;
-	fprintf(fp, "%s %u %s %llu %llu %llu\n", analysis, vcpu, key,
+	fprintf(fp, "%s %s %s %llu %llu %llu\n", analysis, vcpu, key,
 		(unsigned long long)cell->samples,
 		(unsigned long long)cell->paired,
 		(unsigned long long)cell->total_ns);
@@ -1657,40 +2014,52 @@ static void write_truth_cells(const struct kvmgen *g, FILE *fp)
 {
 	const struct truth *t = &g->truth;
 	unsigned int vcpu, i;
-	char key[64];
+	char label[32];
 
-	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
-		for (i = 0; i < g->sc->nr_exits; i++) {
-			const struct exit_desc *desc = &g->sc->exits[i];
-
-			if (desc->name)
-				snprintf(key, sizeof(key), "%s", desc->name);
-			else
-				snprintf(key, sizeof(key), "%#x", desc->code);
-			write_truth_cell(fp, "vmexit", vcpu, key,
+	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
+		for (i = 0; i < g->sc->nr_exits; i++)
+			write_truth_cell(fp, "vmexit", label, g->exit_keys[i],
 					 &t->vmexit[vcpu][i]);
-		}
 	}
-	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
-		for (i = 0; i < NR_MMIO_TARGETS; i++) {
-			const struct mmio_target *m = &mmio_targets[i];
-
-			snprintf(key, sizeof(key), "%#llx:%s",
-				 (unsigned long long)m->gpa,
-				 m->type == KVM_TRACE_MMIO_WRITE ? "W" : "R");
-			write_truth_cell(fp, "mmio", vcpu, key,
+	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
+		for (i = 0; i < NR_MMIO_TARGETS; i++)
+			write_truth_cell(fp, "mmio", label, g->mmio_keys[i],
 					 &t->mmio[vcpu][i]);
-		}
 	}
-	for (vcpu = 0; vcpu < NR_VCPUS; vcpu++) {
-		for (i = 0; i < NR_PIO_TARGETS; i++) {
-			const struct pio_target *p = &pio_targets[i];
-
-			snprintf(key, sizeof(key), "%#x:%s", p->port,
-				 p->rw == KVM_PIO_OUT ? "POUT" : "PIN");
-			write_truth_cell(fp, "ioport", vcpu, key,
+	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
+		for (i = 0; i < NR_PIO_TARGETS; i++)
+			write_truth_cell(fp, "ioport", label, g->pio_keys[i],
 					 &t->ioport[vcpu][i]);
-		}
+	}
+}
+
+static void init_keys(struct kvmgen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->sc->nr_exits; i++) {
+		const struct exit_desc *desc = &g->sc->exits[i];
+
+		if (desc->name)
+			snprintf(g->exit_keys[i], KEY_MAX, "%s", desc->name);
+		else
+			snprintf(g->exit_keys[i], KEY_MAX, "%#x", desc->code);
+	}
+	for (i = 0; i < NR_MMIO_TARGETS; i++) {
+		const struct mmio_target *m = &mmio_targets[i];
+
+		snprintf(g->mmio_keys[i], KEY_MAX, "%#llx:%s",
+			 (unsigned long long)m->gpa,
+			 m->type == KVM_TRACE_MMIO_WRITE ? "W" : "R");
+	}
+	for (i = 0; i < NR_PIO_TARGETS; i++) {
+		const struct pio_target *p = &pio_targets[i];
+
+		snprintf(g->pio_keys[i], KEY_MAX, "%#x:%s", p->port,
+			 p->rw == KVM_PIO_OUT ? "POUT" : "PIN");
 	}
 }
 
@@ -1715,6 +2084,48 @@ static int write_truth(const struct kvmgen *g, const char *data_path)
 	return err;
 }
 
+/*
+ * OUT.data.events is opened before the data is written, and filled while
+ * it is.  Above EVENTS_MAX_EXITS, an old one is removed instead: it would
+ * not match the new data.
+ */
+static int open_events(struct kvmgen *g, const char *data_path)
+{
+	struct events *ev = &g->events;
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s.events", data_path) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (g->nr_exits > EVENTS_MAX_EXITS) {
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	ev->out.buf = malloc(OUT_BUF_SIZE);
+	if (!ev->out.buf || events_grow(ev))
+		return -ENOMEM;
+	ev->out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (ev->out.fd < 0)
+		return -errno;
+	ev->enabled = true;
+	return 0;
+}
+
+static int close_events(struct kvmgen *g)
+{
+	struct events *ev = &g->events;
+	int err = -ev->error;
+
+	if (!err)
+		err = -ev->out.error;
+	if (ev->out.fd >= 0 && close(ev->out.fd) && !err)
+		err = -errno;
+	free(ev->out.buf);
+	free(ev->lines);
+	return err;
+}
+
 static const struct scenario *find_scenario(const char *name)
 {
 	unsigned int i;
@@ -1729,20 +2140,26 @@ static const struct scenario *find_scenario(const char *name)
 static int kvmgen_usage(void)
 {
 	fprintf(stderr,
-		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired [EXITS]]\n");
+		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired|two-vms [EXITS]]\n");
 	return -1;
 }
 
 static int generate(struct kvmgen *g, const char *path)
 {
-	int err;
+	int err, err2;
 
+	init_keys(g);
 	g->out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (g->out.fd < 0)
 		return -errno;
-	err = write_perf_data(g);
+	err = open_events(g, path);
+	if (!err)
+		err = write_perf_data(g);
 	if (close(g->out.fd) && !err)
 		err = -errno;
+	err2 = close_events(g);
+	if (!err)
+		err = err2;
 	if (!err)
 		err = write_truth(g, path);
 	return err;
@@ -1761,7 +2178,8 @@ static int kvmgen(int argc, const char **argv)
 	if (argc > 2) {
 		errno = 0;
 		exits = strtoul(argv[2], &end, 0);
-		if (errno || *end || exits < NR_VCPUS || exits > UINT_MAX)
+		if (errno || *end || exits < count_vcpus(sc) ||
+		    exits > UINT_MAX)
 			return kvmgen_usage();
 	}
 
@@ -1775,6 +2193,8 @@ static int kvmgen(int argc, const char **argv)
 	}
 	g->sc = sc;
 	g->nr_exits = exits;
+	g->nr_vcpus = count_vcpus(sc);
+	g->events.out.fd = -1;
 	g->rng = sc->seed;
 
 	err = generate(g, argv[0]);

@@ -1,0 +1,34 @@
+#!/bin/bash
+# kvm-events: every report option equals the per-sample ground truth
+# SPDX-License-Identifier: GPL-2.0
+
+# --stats, --vcpu ranges, --duration, --time, -p, --per-vcpu, --per-vm,
+# every --key, --top, --histogram, --json and --csv, checked by
+# lib/kvm_events_oracle.py against the .events file of generated
+# recordings.  The 20000-exit recording has keys past 1024 timed samples,
+# whose percentiles come from the histogram.
+
+set -u
+
+if ! command -v python3 > /dev/null; then
+	echo "skip: python3 is needed to parse the JSON and CSV output"
+	exit 2
+fi
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+oracle="$(dirname "$0")/lib/kvm_events_oracle.py"
+err=0
+
+for run in "vmx" "svm" "vmx-old" "unpaired" "two-vms" "vmx 20000"; do
+	set -- $run
+	data="$dir/$1-${2:-default}.data"
+	if ! perf test -w kvmgen "$data" "$@" > /dev/null; then
+		echo "FAIL: perf test -w kvmgen $run"
+		err=1
+		continue
+	fi
+	python3 "$oracle" "$data" "$run" || err=1
+done
+
+exit $err
