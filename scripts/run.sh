@@ -27,6 +27,7 @@ if [ -c /dev/kvm ] &&
 	echo "\$ perf kvm-events record -o $dir/guest.data -- perf test -w kvmguest 50 30 40 20"
 	report -i "$dir/guest.data" --event ioport
 	report -i "$dir/guest.data" --event mmio
+	report -i "$dir/guest.data" --event userspace --stats
 	report -i "$dir/guest.data" --event vmexit
 else
 	echo "== No KVM guest could be recorded here (see $dir/record.log):"
