@@ -79,6 +79,8 @@ struct kvm_events {
 	bool				json;
 	bool				csv;
 	bool				force;
+	bool				generic_reader;
+	int				threads;
 };
 
 /* Says why no kvm tracepoint can be recorded, and how to fix it. */
@@ -283,6 +285,22 @@ static int open_session(struct kvm_events *kvm)
 	return 0;
 }
 
+/* The fast reader where it can, perf's session code where it cannot */
+static int read_events(struct kvm_events *kvm)
+{
+	bool handled = false;
+	int ret = 0;
+
+	if (!kvm->generic_reader)
+		ret = kvm_events_read(kvm->session, &kvm->report, kvm->threads,
+				      &handled);
+	if (!ret && !handled)
+		ret = perf_session__process_events(kvm->session);
+	if (ret)
+		pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
+	return ret;
+}
+
 static int read_session(struct kvm_events *kvm,
 			const struct kvm_events_analysis *analysis)
 {
@@ -301,9 +319,7 @@ static int read_session(struct kvm_events *kvm,
 	if (!ret) {
 		kvm->report.default_isa =
 			kvm_events_isa_from_cpuid(perf_env__cpuid(&session->header.env));
-		ret = perf_session__process_events(session);
-		if (ret)
-			pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
+		ret = read_events(kvm);
 	}
 	free_decoders(session->evlist);
 	return ret;
@@ -1003,6 +1019,10 @@ static int parse_report_options(struct kvm_events *kvm,
 		}
 	}
 	kvm->opts.min_duration = kvm->duration_us * 1000;
+	if (kvm->threads < 0 || kvm->threads > 2) {
+		pr_err("perf kvm-events report: --threads %d: expected 1 or 2\n", kvm->threads);
+		return -EINVAL;
+	}
 	if (kvm->top < 0) {
 		pr_err("perf kvm-events report: --top %d: expected a count >= 0\n", kvm->top);
 		return -EINVAL;
@@ -1060,6 +1080,10 @@ static int kvm_events_report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "json", &kvm.json, "print every statistic as JSON"),
 	OPT_BOOLEAN(0, "csv", &kvm.csv, "print every statistic as CSV"),
 	OPT_BOOLEAN('f', "force", &kvm.force, "don't complain, do it"),
+	OPT_INTEGER(0, "threads", &kvm.threads,
+		    "1: read and pair in one thread, 2: read in a second one (default: 2 for large files on hosts with 2 CPUs or more)"),
+	OPT_BOOLEAN(0, "generic-reader", &kvm.generic_reader,
+		    "read through perf's session code, not the faster reader of the data section"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};

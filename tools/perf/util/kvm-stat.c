@@ -671,10 +671,16 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 					  const struct kvm_events_sample *s)
 {
-	struct vcpu_state *vcpu;
+	struct vcpu_state **cached = &report->vcpu_cache[s->tid % KVM_EVENTS_CACHE];
+	struct vcpu_state *vcpu = *cached;
 
-	if (hashmap__find(report->vcpus, s->tid, &vcpu))
+	/* Every sample looks its vcpu up: the map only on a cache miss. */
+	if (vcpu && vcpu->tid == s->tid)
 		return vcpu;
+	if (hashmap__find(report->vcpus, s->tid, &vcpu)) {
+		*cached = vcpu;
+		return vcpu;
+	}
 	vcpu = zalloc(sizeof(*vcpu));
 	if (!vcpu)
 		return NULL;
@@ -685,6 +691,7 @@ static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 		free(vcpu);
 		return NULL;
 	}
+	*cached = vcpu;
 	return vcpu;
 }
 
@@ -732,11 +739,17 @@ static struct kvm_events_key *key__get(struct kvm_events_report *report,
 				       u64 key, u32 group)
 {
 	struct kvm_events_key lookup = { .key = key, .group = group };
-	struct kvm_events_key *entry;
+	struct kvm_events_key **cached, *entry;
 
-	if (hashmap__find(report->keys, &lookup, &entry))
+	cached = &report->key_cache[key_hash((long)&lookup, NULL) % KVM_EVENTS_CACHE];
+	entry = *cached;
+	if (entry && entry->key == key && entry->group == group)
 		return entry;
-	return key__new(report, key, group);
+	if (!hashmap__find(report->keys, &lookup, &entry))
+		entry = key__new(report, key, group);
+	if (entry)
+		*cached = entry;
+	return entry;
 }
 
 static bool vcpu_selected(const struct kvm_events_options *opts, u32 vcpu)

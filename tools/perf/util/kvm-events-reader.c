@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A reader of perf.data for perf kvm-events that goes straight through the
+ * mapped data section.  perf's session code still reads the header, the
+ * attributes and the tracing data; what it does per event (a perf_sample
+ * parsed in full, an allocation and a list insert in ordered_events) costs
+ * more than the whole analysis, and a KVM recording holds tens of millions
+ * of events.
+ *
+ * It keeps perf's ordering: events are queued until a FINISHED_ROUND, then
+ * those no later than the end of the previous round are delivered in time
+ * order, ties in file order.  What it does not handle (pipes, compressed
+ * or byte-swapped data, sample layouts other than the tracepoint ones)
+ * is left to perf_session__process_events().
+ *
+ * With two threads, one reads, decodes and orders the file into batches
+ * while the caller pairs them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+#include <perf/event.h>
+
+#include "data.h"
+#include "debug.h"
+#include "event.h"
+#include "evlist.h"
+#include "evsel.h"
+#include "kvm-stat.h"
+#include "machine.h"
+#include "sample.h"
+#include "session.h"
+
+/* The sample_type bits whose fields come before RAW, each a u64 */
+#define FIXED_FIELDS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* Where one evsel's samples keep what the analyses read */
+struct sample_layout {
+	u64				id;
+	const struct kvm_events_decoder	*dec;	/* NULL: not a kvm event */
+	u32				tid_off;
+	u32				time_off;
+	u32				raw_off;
+};
+
+#define NR_BATCHES	4
+#define BATCH_SAMPLES	8192
+
+struct batch {
+	struct kvm_events_sample	*items;
+	size_t				nr;
+	int				err;
+	bool				last;
+};
+
+/* From the reading thread to the pairing one */
+struct pipeline {
+	pthread_t			thread;
+	pthread_mutex_t			lock;
+	pthread_cond_t			cond;
+	struct batch			batches[NR_BATCHES];
+	unsigned int			produced;
+	unsigned int			consumed;
+	bool				stop;
+};
+
+struct reader {
+	struct kvm_events_report	*report;
+	struct pipeline			*pipe;
+	int				fd;
+	u64				offset;
+	u64				size;
+	u64				lost_events;
+	u64				lost_chunks;
+	struct machine			*machine;
+	const char			*path;
+	struct sample_layout		*layouts;
+	u32				nr_layouts;
+	/* Open addressing over layouts by id: index + 1, 0 for empty */
+	u32				*by_id_slots;
+	u32				id_mask;
+	bool				by_id;	/* samples start with their id */
+	/* Events of the current and the previous round, not yet delivered */
+	struct kvm_events_sample	*queue;
+	struct kvm_events_sample	*merge_buf;
+	size_t				nr_queued;
+	size_t				queue_alloc;
+	u64				flush_limit;	/* of the next flush */
+	u64				last_flush;
+	u64				max_time;
+	u64				out_of_order;
+};
+
+static bool layout_init(struct sample_layout *layout, struct evsel *evsel)
+{
+	u64 type = evsel->core.attr.sample_type;
+	u32 off = 0;
+
+	/* A sample_type with fields this reader does not walk past */
+	if ((type & ~FIXED_FIELDS) != PERF_SAMPLE_RAW ||
+	    !(type & PERF_SAMPLE_TIME) || !(type & PERF_SAMPLE_TID))
+		return false;
+	off += type & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
+	off += type & PERF_SAMPLE_IP ? 8 : 0;
+	layout->tid_off = off;
+	off += 8;
+	layout->time_off = off;
+	off += 8;
+	off += type & PERF_SAMPLE_ADDR ? 8 : 0;
+	off += type & PERF_SAMPLE_ID ? 8 : 0;
+	off += type & PERF_SAMPLE_STREAM_ID ? 8 : 0;
+	off += type & PERF_SAMPLE_CPU ? 8 : 0;
+	off += type & PERF_SAMPLE_PERIOD ? 8 : 0;
+	layout->raw_off = off;
+	layout->dec = evsel->priv;
+	return true;
+}
+
+static u32 id_slot(u64 id, u32 mask)
+{
+	return (u32)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+}
+
+/* Every sample looks its id up: a table twice the ids, no collisions kept long. */
+static int reader__index_ids(struct reader *r)
+{
+	u32 size = 2, i;
+
+	while (size < 2 * r->nr_layouts)
+		size *= 2;
+	r->by_id_slots = calloc(size, sizeof(*r->by_id_slots));
+	if (!r->by_id_slots)
+		return -ENOMEM;
+	r->id_mask = size - 1;
+	for (i = 0; i < r->nr_layouts; i++) {
+		u32 slot = id_slot(r->layouts[i].id, r->id_mask);
+
+		while (r->by_id_slots[slot])
+			slot = (slot + 1) & r->id_mask;
+		r->by_id_slots[slot] = i + 1;
+	}
+	return 0;
+}
+
+/* One layout per sample id, or a single one when samples carry no id. */
+static int reader__init_layouts(struct reader *r, struct evlist *evlist)
+{
+	struct evsel *evsel;
+	u32 nr = 0, i;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (!(evsel->core.attr.sample_type & PERF_SAMPLE_IDENTIFIER) &&
+		    evlist->core.nr_entries > 1)
+			return 1;
+		nr += evsel->core.ids ? evsel->core.ids : 1;
+	}
+	r->layouts = calloc(nr, sizeof(*r->layouts));
+	if (!r->layouts)
+		return -ENOMEM;
+	r->by_id = evlist->core.nr_entries > 1;
+	evlist__for_each_entry(evlist, evsel) {
+		struct sample_layout layout = { 0 };
+
+		if (!layout_init(&layout, evsel))
+			return 1;
+		for (i = 0; i < (evsel->core.ids ? evsel->core.ids : 1); i++) {
+			layout.id = evsel->core.ids ? evsel->core.id[i] : 0;
+			r->layouts[r->nr_layouts++] = layout;
+		}
+	}
+	return reader__index_ids(r);
+}
+
+static const struct sample_layout *reader__layout(struct reader *r,
+						  const union perf_event *event)
+{
+	u32 slot;
+	u64 id;
+
+	if (!r->by_id)
+		return r->nr_layouts ? &r->layouts[0] : NULL;
+	memcpy(&id, &event->sample.array[0], sizeof(id));
+	for (slot = id_slot(id, r->id_mask); r->by_id_slots[slot];
+	     slot = (slot + 1) & r->id_mask) {
+		const struct sample_layout *layout = &r->layouts[r->by_id_slots[slot] - 1];
+
+		if (layout->id == id)
+			return layout;
+	}
+	return NULL;
+}
+
+static int reader__queue(struct reader *r, const struct kvm_events_sample *s)
+{
+	if (r->nr_queued == r->queue_alloc) {
+		size_t alloc = r->queue_alloc ? r->queue_alloc * 2 : 4096;
+		void *queue = reallocarray(r->queue, alloc, sizeof(*r->queue));
+		void *buf = reallocarray(r->merge_buf, alloc, sizeof(*r->merge_buf));
+
+		if (queue)
+			r->queue = queue;
+		if (buf)
+			r->merge_buf = buf;
+		if (!queue || !buf)
+			return -ENOMEM;
+		r->queue_alloc = alloc;
+	}
+	if (s->time < r->last_flush)
+		r->out_of_order++;
+	if (s->time > r->max_time)
+		r->max_time = s->time;
+	r->queue[r->nr_queued++] = *s;
+	return 0;
+}
+
+/* Hands a batch to the pairing thread; waits for a free one to fill. */
+static int pipeline__publish(struct pipeline *p, int err, bool last)
+{
+	struct batch *b = &p->batches[p->produced % NR_BATCHES];
+	int ret = 0;
+
+	pthread_mutex_lock(&p->lock);
+	b->err = err;
+	b->last = last;
+	p->produced++;
+	pthread_cond_broadcast(&p->cond);
+	while (!last && p->produced - p->consumed == NR_BATCHES)
+		pthread_cond_wait(&p->cond, &p->lock);
+	if (p->stop)
+		ret = -ECANCELED;
+	pthread_mutex_unlock(&p->lock);
+	p->batches[p->produced % NR_BATCHES].nr = 0;
+	return ret;
+}
+
+/* Hands a sample, in time order, to the pairing. */
+static int reader__deliver(struct reader *r, const struct kvm_events_sample *s)
+{
+	struct batch *b;
+
+	if (!r->pipe) {
+		kvm_events_report__add(r->report, s);
+		return 0;
+	}
+	b = &r->pipe->batches[r->pipe->produced % NR_BATCHES];
+	b->items[b->nr++] = *s;
+	return b->nr == BATCH_SAMPLES ? pipeline__publish(r->pipe, 0, false) : 0;
+}
+
+static int reader__sample(struct reader *r, const union perf_event *event)
+{
+	const struct sample_layout *layout = reader__layout(r, event);
+	const u8 *base = (const u8 *)event->sample.array;
+	u32 size = event->header.size - sizeof(event->header);
+	/*
+	 * Not zeroed: the decoder reads only the fields set below, and
+	 * clearing the whole struct for every sample costs more than all
+	 * the rest of its reading.
+	 */
+	struct perf_sample sample;
+	struct kvm_events_sample s;
+	u32 pid_tid[2];
+
+	if (!layout || !layout->dec)
+		return 0;
+	if (layout->raw_off + 4 > size)
+		goto bad;
+	memcpy(&sample.raw_size, base + layout->raw_off, 4);
+	if (sample.raw_size > size - layout->raw_off - 4)
+		goto bad;
+	sample.raw_data = (void *)(base + layout->raw_off + 4);
+	memcpy(pid_tid, base + layout->tid_off, sizeof(pid_tid));
+	memcpy(&sample.time, base + layout->time_off, sizeof(sample.time));
+	sample.pid = pid_tid[0];
+	sample.tid = pid_tid[1];
+	if (kvm_events_decoder__decode(layout->dec, &sample, false, &s))
+		goto bad;
+	return reader__queue(r, &s);
+bad:
+	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",
+	       r->path, kvm_events_tp__name(layout->dec->tp), size);
+	return -EINVAL;
+}
+
+/* Merges the sorted runs a[lo, mid) and a[mid, hi), ties from the left. */
+static void merge_runs(struct kvm_events_sample *a, struct kvm_events_sample *tmp,
+		       size_t lo, size_t mid, size_t hi)
+{
+	size_t i = lo, j = mid, k = 0;
+
+	if (a[mid - 1].time <= a[mid].time)
+		return;
+	while (i < mid && j < hi)
+		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
+	while (i < mid)
+		tmp[k++] = a[i++];
+	memcpy(a + lo, tmp, k * sizeof(*a));
+}
+
+/*
+ * A stable sort that is linear on what a recording gives: a few sorted
+ * runs, one per CPU buffer, and the sorted rest of the previous round.
+ */
+static void reader__sort(struct reader *r)
+{
+	struct kvm_events_sample *a = r->queue;
+	size_t n = r->nr_queued, *runs, nr_runs = 0, i;
+
+	for (i = 1; i < n && a[i - 1].time <= a[i].time; i++)
+		;
+	if (i >= n)
+		return;
+	runs = calloc(n + 1, sizeof(*runs));
+	if (!runs) {
+		/* Slower, and still stable enough: equal times keep no order. */
+		pr_warning_once("kvm-events: out of memory, events sorted without ties in order\n");
+		return;
+	}
+	runs[nr_runs++] = 0;
+	for (i = 1; i < n; i++) {
+		if (a[i].time < a[i - 1].time)
+			runs[nr_runs++] = i;
+	}
+	runs[nr_runs] = n;
+	while (nr_runs > 1) {
+		size_t out = 0;
+
+		for (i = 0; i + 1 < nr_runs; i += 2) {
+			merge_runs(a, r->merge_buf, runs[i], runs[i + 1], runs[i + 2]);
+			runs[out++] = runs[i];
+		}
+		if (i < nr_runs)
+			runs[out++] = runs[i];
+		runs[out] = n;
+		nr_runs = out;
+	}
+	free(runs);
+}
+
+/* Delivers the queued events up to @limit, in time order. */
+static int reader__flush(struct reader *r, u64 limit)
+{
+	size_t i;
+	int ret = 0;
+
+	reader__sort(r);
+	for (i = 0; !ret && i < r->nr_queued && r->queue[i].time <= limit; i++)
+		ret = reader__deliver(r, &r->queue[i]);
+	memmove(r->queue, r->queue + i, (r->nr_queued - i) * sizeof(*r->queue));
+	r->nr_queued -= i;
+	return ret;
+}
+
+static int reader__comm(struct reader *r, union perf_event *event)
+{
+	struct perf_sample sample = { 0 };
+
+	/* For the names of --per-vm; when it came does not matter. */
+	return machine__process_comm_event(r->machine, event, &sample);
+}
+
+static int reader__event(struct reader *r, union perf_event *event)
+{
+	switch (event->header.type) {
+	case PERF_RECORD_SAMPLE:
+		return reader__sample(r, event);
+	case PERF_RECORD_FINISHED_ROUND: {
+		int ret = reader__flush(r, r->flush_limit);
+
+		r->last_flush = r->flush_limit;
+		r->flush_limit = r->max_time;
+		return ret;
+	}
+	case PERF_RECORD_LOST:
+		r->lost_events += event->lost.lost;
+		r->lost_chunks++;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		r->lost_events += event->lost_samples.lost;
+		r->lost_chunks++;
+		return 0;
+	case PERF_RECORD_COMM:
+		return reader__comm(r, event);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Handles the whole records in data[0, size); *used is where the first
+ * record that does not fit begins.
+ */
+static int reader__walk(struct reader *r, u8 *data, size_t size,
+			u64 file_offset, size_t *used)
+{
+	size_t head = 0;
+	int ret;
+
+	while (head + sizeof(struct perf_event_header) <= size) {
+		union perf_event *event = (union perf_event *)(data + head);
+		u16 event_size = event->header.size;
+
+		if (event_size < sizeof(struct perf_event_header)) {
+			pr_err("%s: record at offset %#" PRIx64 " has size %u, smaller than its header\n",
+			       r->path, file_offset + head, event_size);
+			return -EINVAL;
+		}
+		if (event_size > size - head)
+			break;
+		ret = reader__event(r, event);
+		if (ret)
+			return ret;
+		head += event_size;
+	}
+	*used = head;
+	return 0;
+}
+
+/*
+ * Reads the data section through a buffer that stays in the cache: cheaper
+ * than touching a mapping of the file, page by page.  A record is at most
+ * 64KiB, so the buffer holds the cut end of one chunk before the next.
+ */
+#define CHUNK_SIZE	(1024 * 1024)
+#define RECORD_MAX	(64 * 1024)
+
+static int reader__read(struct reader *r)
+{
+	int fd = r->fd;
+	u64 offset = r->offset, size = r->size;
+	u8 *buf = malloc(CHUNK_SIZE + RECORD_MAX);
+	size_t kept = 0, used;
+	u64 done = 0;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (done < size) {
+		size_t want = min_t(u64, CHUNK_SIZE, size - done);
+		ssize_t n = pread(fd, buf + kept, want, offset + done);
+
+		if (n <= 0) {
+			ret = n < 0 ? -errno : -EIO;
+			pr_err("%s: cannot read the data at offset %#" PRIx64 ": %s\n",
+			       r->path, offset + done, n < 0 ? strerror(errno) : "end of file");
+			break;
+		}
+		done += n;
+		ret = reader__walk(r, buf, kept + n, offset + done - kept - n, &used);
+		if (ret)
+			break;
+		kept = kept + n - used;
+		memmove(buf, buf + used, kept);
+	}
+	if (!ret && kept)
+		pr_warning("%s: the data ends in a record cut after %zu bytes\n",
+			   r->path, kept);
+	free(buf);
+	return ret ? ret : reader__flush(r, (u64)-1);
+}
+
+static void *reading_thread(void *arg)
+{
+	struct reader *r = arg;
+
+	pipeline__publish(r->pipe, reader__read(r), true);
+	return NULL;
+}
+
+/* Pairs what the reading thread decodes, batch by batch. */
+static int reader__consume_batches(struct reader *r)
+{
+	struct pipeline *p = r->pipe;
+	int ret = 0;
+
+	for (;;) {
+		struct batch *b;
+		size_t i;
+		bool last;
+
+		pthread_mutex_lock(&p->lock);
+		while (p->consumed == p->produced)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		b = &p->batches[p->consumed % NR_BATCHES];
+		for (i = 0; i < b->nr; i++)
+			kvm_events_report__add(r->report, &b->items[i]);
+		if (!ret)
+			ret = b->err;
+		last = b->last;
+		pthread_mutex_lock(&p->lock);
+		p->consumed++;
+		/* On an error, the reading thread stops at its next batch. */
+		p->stop = p->stop || ret;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		if (last)
+			return ret;
+	}
+}
+
+static int reader__run_threaded(struct reader *r)
+{
+	struct pipeline *p = zalloc(sizeof(*p));
+	int i, ret = -ENOMEM;
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < NR_BATCHES; i++) {
+		p->batches[i].items = calloc(BATCH_SAMPLES, sizeof(*p->batches[i].items));
+		if (!p->batches[i].items)
+			goto out;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	r->pipe = p;
+	ret = pthread_create(&p->thread, NULL, reading_thread, r);
+	if (ret) {
+		r->pipe = NULL;
+		ret = reader__read(r);
+	} else {
+		ret = reader__consume_batches(r);
+		pthread_join(p->thread, NULL);
+		r->pipe = NULL;
+	}
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+out:
+	for (i = 0; i < NR_BATCHES; i++)
+		free(p->batches[i].items);
+	free(p);
+	return ret;
+}
+
+/* Does the fast reader take this session? */
+static bool reader__can_read(struct perf_session *session)
+{
+	struct perf_data *data = session->data;
+
+	return !perf_data__is_pipe(data) && !perf_data__is_dir(data) &&
+	       !session->header.needs_swap &&
+	       !perf_header__has_feat(&session->header, HEADER_COMPRESSED) &&
+	       !perf_header__has_feat(&session->header, HEADER_AUXTRACE) &&
+	       sizeof(size_t) == sizeof(u64);
+}
+
+/*
+ * Threads: 1 reads and pairs in the caller, 2 reads in a thread of its
+ * own, 0 chooses 2 where there are two CPUs and enough data to pay for it.
+ */
+int kvm_events_read(struct perf_session *session,
+		    struct kvm_events_report *report, int threads,
+		    bool *handled)
+{
+	struct reader r = {
+		.report		= report,
+		.machine	= &session->machines.host,
+		.path		= session->data->path,
+		.fd		= perf_data__fd(session->data),
+		.offset		= session->header.data_offset,
+		.size		= session->header.data_size,
+	};
+	int ret;
+
+	*handled = false;
+	if (!reader__can_read(session))
+		return 0;
+	ret = reader__init_layouts(&r, session->evlist);
+	if (ret) {
+		free(r.layouts);
+		free(r.by_id_slots);
+		return ret < 0 ? ret : 0;
+	}
+	*handled = true;
+	if (!threads)
+		threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 && r.size > 16 * 1024 * 1024 ? 2 : 1;
+	if (threads > 1)
+		ret = reader__run_threaded(&r);
+	else
+		ret = reader__read(&r);
+	report->totals.lost_events += r.lost_events;
+	report->totals.lost_chunks += r.lost_chunks;
+	if (r.out_of_order)
+		pr_warning("%s: %" PRIu64 " events came after their round was delivered\n",
+			   r.path, r.out_of_order);
+	free(r.layouts);
+	free(r.by_id_slots);
+	free(r.queue);
+	free(r.merge_buf);
+	return ret;
+}
