@@ -187,6 +187,18 @@ static int process_lost(const struct perf_tool *tool, union perf_event *event,
 	return 0;
 }
 
+static int process_lost_samples(const struct perf_tool *tool,
+				union perf_event *event,
+				struct perf_sample *sample __maybe_unused,
+				struct machine *machine __maybe_unused)
+{
+	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
+
+	kvm->report.totals.lost_events += event->lost_samples.lost;
+	kvm->report.totals.lost_chunks++;
+	return 0;
+}
+
 /* Gives each kvm evsel its decoder; returns how many there are. */
 static int setup_decoders(struct kvm_events *kvm, struct evlist *evlist)
 {
@@ -273,6 +285,7 @@ static int open_session(struct kvm_events *kvm)
 	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
 	kvm->tool.sample = process_sample;
 	kvm->tool.lost = process_lost;
+	kvm->tool.lost_samples = process_lost_samples;
 	kvm->tool.comm = perf_event__process_comm;
 
 	kvm->session = perf_session__new(&data, &kvm->tool);
