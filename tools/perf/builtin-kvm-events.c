@@ -307,8 +307,11 @@ static int read_events(struct kvm_events *kvm)
 	if (!kvm->generic_reader)
 		ret = kvm_events_read(kvm->session, &kvm->report, kvm->threads,
 				      &handled);
-	if (!ret && !handled)
+	if (!ret && !handled) {
 		ret = perf_session__process_events(kvm->session);
+		kvm->report.totals.out_of_order +=
+			kvm->session->ordered_events.nr_unordered_events;
+	}
 	if (ret)
 		pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
 	return ret;
@@ -724,6 +727,9 @@ static void print_footer(struct kvm_events *kvm, FILE *fp)
 	if (t->lost_chunks)
 		fprintf(fp, "Lost events:%" PRIu64 ", in %" PRIu64 " chunks.\n",
 			t->lost_events, t->lost_chunks);
+	if (t->out_of_order)
+		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
+			t->out_of_order);
 	if (verbose > 0)
 		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 ".\n",
 			t->read, t->keyed, t->paired_end, t->filtered, t->unused);
@@ -855,10 +861,11 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 	fprintf(fp, "  ],\n  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
 		", \"total_ns\": %" PRIu64 ", \"no_end\": %" PRIu64 ", \"no_begin\": %" PRIu64
 		", \"filtered\": %" PRIu64 ", \"paired_ends\": %" PRIu64 ", \"other\": %" PRIu64
-		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64 "},\n"
+		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
+		", \"out_of_order\": %" PRIu64 "},\n"
 		"  \"events_read\": {",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->lost_events, t->lost_chunks);
+		t->paired_end, t->unused, t->lost_events, t->lost_chunks, t->out_of_order);
 	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_events_tp__name(tp), t->by_tp[tp],
 			tp + 1 < KVM_EVENTS_TP__NR ? ", " : "");
@@ -879,9 +886,9 @@ static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
 	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
 		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
 		" paired_ends=%" PRIu64 " other=%" PRIu64 " lost_events=%" PRIu64
-		" lost_chunks=%" PRIu64 "\n",
+		" lost_chunks=%" PRIu64 " out_of_order=%" PRIu64 "\n",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->lost_events, t->lost_chunks);
+		t->paired_end, t->unused, t->lost_events, t->lost_chunks, t->out_of_order);
 	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];

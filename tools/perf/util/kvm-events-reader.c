@@ -587,9 +587,7 @@ int kvm_events_read(struct perf_session *session,
 		ret = reader__read(&r);
 	report->totals.lost_events += r.lost_events;
 	report->totals.lost_chunks += r.lost_chunks;
-	if (r.out_of_order)
-		pr_warning("%s: %" PRIu64 " events came after their round was delivered\n",
-			   r.path, r.out_of_order);
+	report->totals.out_of_order += r.out_of_order;
 	free(r.layouts);
 	free(r.by_id_slots);
 	free(r.queue);
