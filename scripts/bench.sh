@@ -34,9 +34,11 @@
 # tools/perf/tests/shell/lib/kvm_events.sh), or "-" for a variant that the
 # ground truth cannot check: its output is then not compared.
 VARIANTS=(
-	"vmexit      |                       | vmexit all sample"
-	"mmio        | --event mmio          | mmio all sample"
-	"ioport      | --event ioport        | ioport all sample"
+	"vmexit         |                    | vmexit all sample"
+	"mmio           | --event mmio       | mmio all sample"
+	"ioport         | --event ioport     | ioport all sample"
+	"vmexit-stats   | --stats            | -"
+	"vmexit-1thread | --threads 1        | vmexit all sample"
 )
 
 set -u
@@ -53,10 +55,11 @@ poll_ms=${BENCH_POLL_MS:-5}
 cg_pairs=${BENCH_CG_PAIRS:-100000}
 guest_n=${BENCH_GUEST_N:-100000}
 
-# kvmgen writes about 308 bytes per vmx exit (1M exits: 308 MB).  A
-# recording of the guest takes about 784 bytes per N with kvm-events
-# record and 440 with kvm stat record (no kvm_userspace_exit).
-GEN_BYTES_PER_PAIR=310
+# kvmgen writes about 308 bytes per vmx exit (1M exits: 308 MB), plus,
+# up to 2M exits, 88 in FILE.events (one line per sample).  A recording
+# of the guest takes about 784 bytes per N with kvm-events record and 440
+# with kvm stat record (no kvm_userspace_exit).
+GEN_BYTES_PER_PAIR=400
 GUEST_BYTES_PER_N=1300
 
 . "$top/tools/perf/tests/shell/lib/kvm_events.sh"
@@ -74,13 +77,18 @@ memlog=$out/memory.tmp
 # The generated files, removed on any exit unless BENCH_KEEP=1
 generated=()
 
+# rm_generated FILE: FILE and what kvmgen writes next to it
+rm_generated() {
+	rm -f "$1" "$1.truth" "$1.events"
+}
+
 cleanup() {
 	local f
 
 	rm -f "$memlog"
 	[ "$keep" = 1 ] && return
 	for f in "${generated[@]}"; do
-		rm -f "$f" "$f.truth"
+		rm_generated "$f"
 	done
 	rmdir "$data" 2>/dev/null
 }
@@ -349,7 +357,7 @@ for pairs in $pairs_list; do
 			[ "$M_RC" -ne 0 ] && failed[$t]="exit $M_RC"
 			if [ "$t" -lt "$nvariants" ] && [ "${var_oracle[t]}" != - ] &&
 			   ! cmp -s "$out/expected-$name-${var_label[t]}.txt" "$o"; then
-				wrong[$t]=1
+				wrong[$t]=$(( ${wrong[$t]:-0} + 1 ))
 				# keep the first wrong output for the engineer
 				[ -e "$out/wrong-$name-${var_label[t]}.txt" ] ||
 					cp "$o" "$out/wrong-$name-${var_label[t]}.txt"
@@ -386,7 +394,7 @@ for pairs in $pairs_list; do
 		elif [ -n "${failed[$t]:-}" ]; then
 			verdict="FAIL (${failed[$t]}, see $out/stderr-$name-${var_label[t]}.txt)"
 		elif [ -n "${wrong[$t]:-}" ]; then
-			verdict="FAIL (differs: diff -u $out/expected-$name-${var_label[t]}.txt $out/wrong-$name-${var_label[t]}.txt)"
+			verdict="FAIL (${wrong[$t]} of $runs runs differ; first: diff -u $out/expected-$name-${var_label[t]}.txt $out/wrong-$name-${var_label[t]}.txt)"
 		else
 			verdict="PASS ($runs of $runs runs equal the ground truth)"
 		fi
@@ -395,9 +403,7 @@ for pairs in $pairs_list; do
 	unset times hwm anon failed wrong
 
 	# Done with this file: free its disk before the next, larger one
-	if [ "$keep" != 1 ]; then
-		rm -f "$f" "$f.truth"
-	fi
+	[ "$keep" = 1 ] || rm_generated "$f"
 done
 
 # ---------------------------------------------- 3. instructions/sample
@@ -475,7 +481,8 @@ else
 	done < <(top_functions 10)
 fi
 if [ "$keep" != 1 ]; then
-	rm -f "$cg_big" "$cg_big.truth" "$cg_tiny" "$cg_tiny.truth"
+	rm_generated "$cg_big"
+	rm_generated "$cg_tiny"
 fi
 
 # ------------------------------------------------------- 4. record loss
@@ -587,7 +594,7 @@ total_us=$(( $(usec "$EPOCHREALTIME") - $(usec "$bench_start") ))
 	echo "Load average (1, 5, 15 min) at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "Generated files: perf test -w kvmgen F vmx EXITS (4 vcpus); BENCH_RUNS=$runs runs of each tool, in turns"
 	echo
-	echo "Median wall time; peak memory sampled every ${poll_ms} ms (RSS counts the mmapped input file, anon is RssAnon);"
+	echo "Median wall time; peak memory sampled every ${poll_ms} ms (RSS counts the pages of the input file a tool mmaps; anon is RssAnon);"
 	echo "faster = upstream vmexit time / this time (x faster than upstream); vs cat = this time / cat's time."
 	printf '%-5s %-26s %8s %9s %8s %8s %9s %7s\n' \
 		exits tool "median s" "Msample/s" "RSS MB" "anon MB" "faster" "vs cat"

@@ -24,6 +24,7 @@
 #include "util/event.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
+#include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-stat.h"
 #include "util/machine.h"
@@ -58,6 +59,7 @@ struct kvm_events {
 	struct kvm_events_report	report;
 	struct kvm_events_options	opts;
 	struct perf_session		*session;
+	struct perf_data		data;	/* the session points to it */
 	const struct column		*columns[16];
 	int				nr_columns;
 	enum kvm_events_sort		sort;
@@ -81,6 +83,7 @@ struct kvm_events {
 	bool				force;
 	bool				generic_reader;
 	int				threads;
+	int				nr_decoders;
 };
 
 /* Says why no kvm tracepoint can be recorded, and how to fix it. */
@@ -154,6 +157,11 @@ static int kvm_events_record(int argc, const char **argv)
 	return ret;
 }
 
+/* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
+static struct kvm_events_decoder not_kvm;
+
+static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel);
+
 static int process_sample(const struct perf_tool *tool,
 			  union perf_event *event __maybe_unused,
 			  struct perf_sample *sample, struct evsel *evsel,
@@ -163,7 +171,15 @@ static int process_sample(const struct perf_tool *tool,
 	struct kvm_events_decoder *dec = evsel->priv;
 	struct kvm_events_sample s;
 
-	if (!dec)
+	/* In a pipe the attributes come with the events. */
+	if (!dec) {
+		int err = setup_decoder(kvm, evsel);
+
+		if (err < 0)
+			return err;
+		dec = evsel->priv;
+	}
+	if (dec == &not_kvm)
 		return 0;
 	if (kvm_events_decoder__decode(dec, sample, evsel->needs_swap, &s)) {
 		pr_err("%s: %s sample at %llu: raw data of %u bytes, its format needs %u\n",
@@ -199,32 +215,44 @@ static int process_lost_samples(const struct perf_tool *tool,
 	return 0;
 }
 
-/* Gives each kvm evsel its decoder; returns how many there are. */
+/* Gives @evsel its decoder; returns 1 for a kvm one, 0 for another. */
+static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
+{
+	struct kvm_events_decoder *dec;
+	int err;
+
+	evsel->priv = &not_kvm;
+	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
+		return 0;
+	dec = zalloc(sizeof(*dec));
+	if (!dec)
+		return -ENOMEM;
+	err = kvm_events_decoder__init(dec, evsel->tp_format);
+	if (err) {
+		free(dec);
+		if (err < 0)
+			pr_err("%s: cannot decode %s\n", kvm->input, evsel__name(evsel));
+		return err < 0 ? err : 0;
+	}
+	evsel->priv = dec;
+	kvm->nr_decoders++;
+	return 1;
+}
+
+/* Returns how many kvm evsels there are. */
 static int setup_decoders(struct kvm_events *kvm, struct evlist *evlist)
 {
 	struct evsel *evsel;
-	int nr = 0, err;
+	int nr = 0, ret;
 
 	evlist__for_each_entry(evlist, evsel) {
-		struct kvm_events_decoder *dec;
-
-		if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
-			continue;
-		dec = zalloc(sizeof(*dec));
-		if (!dec)
-			return -ENOMEM;
-		err = kvm_events_decoder__init(dec, evsel->tp_format);
-		if (err) {
-			free(dec);
-			if (err < 0) {
-				pr_err("%s: cannot decode %s\n", kvm->input,
-				       evsel__name(evsel));
-				return err;
-			}
-			continue;
-		}
-		evsel->priv = dec;
-		nr++;
+		ret = setup_decoder(kvm, evsel);
+		if (ret < 0)
+			return ret;
+		/* The data section reader takes NULL for "not kvm". */
+		if (evsel->priv == &not_kvm)
+			evsel->priv = NULL;
+		nr += ret;
 	}
 	return nr;
 }
@@ -233,8 +261,19 @@ static void free_decoders(struct evlist *evlist)
 {
 	struct evsel *evsel;
 
-	evlist__for_each_entry(evlist, evsel)
-		zfree(&evsel->priv);
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->priv != &not_kvm)
+			free(evsel->priv);
+		evsel->priv = NULL;
+	}
+}
+
+/* A pipe ends its features with one numbered HEADER_LAST_FEATURE. */
+static int process_feature(struct perf_session *session, union perf_event *event)
+{
+	if (event->feat.feat_id >= HEADER_LAST_FEATURE)
+		return 0;
+	return perf_event__process_feature(session, event);
 }
 
 /* perf's own messages on these do not name the file. */
@@ -273,22 +312,26 @@ static int parse_time_option(struct kvm_events *kvm)
 
 static int open_session(struct kvm_events *kvm)
 {
-	struct perf_data data = {
-		.path  = kvm->input,
-		.mode  = PERF_DATA_MODE_READ,
-		.force = kvm->force,
-	};
 	int ret = check_input(kvm->input);
 
 	if (ret)
 		return ret;
+	kvm->data.path = kvm->input;
+	kvm->data.mode = PERF_DATA_MODE_READ;
+	kvm->data.force = kvm->force;
 	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
 	kvm->tool.sample = process_sample;
 	kvm->tool.lost = process_lost;
 	kvm->tool.lost_samples = process_lost_samples;
 	kvm->tool.comm = perf_event__process_comm;
+	/* A pipe carries what a file keeps in its header. */
+	kvm->tool.attr = perf_event__process_attr;
+	kvm->tool.event_update = perf_event__process_event_update;
+	kvm->tool.tracing_data = perf_event__process_tracing_data;
+	kvm->tool.feature = process_feature;
+	kvm->tool.id_index = perf_event__process_id_index;
 
-	kvm->session = perf_session__new(&data, &kvm->tool);
+	kvm->session = perf_session__new(&kvm->data, &kvm->tool);
 	if (IS_ERR(kvm->session)) {
 		ret = PTR_ERR(kvm->session);
 		kvm->session = NULL;
@@ -321,7 +364,8 @@ static int read_session(struct kvm_events *kvm,
 			const struct kvm_events_analysis *analysis)
 {
 	struct perf_session *session = kvm->session;
-	int ret = setup_decoders(kvm, session->evlist);
+	bool pipe = perf_data__is_pipe(session->data);
+	int ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
 
 	if (ret == 0) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
@@ -336,6 +380,11 @@ static int read_session(struct kvm_events *kvm,
 		kvm->report.default_isa =
 			kvm_events_isa_from_cpuid(perf_env__cpuid(&session->header.env));
 		ret = read_events(kvm);
+	}
+	if (!ret && pipe && !kvm->nr_decoders) {
+		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
+		       kvm->input);
+		ret = -EINVAL;
 	}
 	free_decoders(session->evlist);
 	return ret;

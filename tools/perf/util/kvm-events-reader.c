@@ -236,7 +236,9 @@ static int pipeline__publish(struct pipeline *p, int err, bool last)
 	if (p->stop)
 		ret = -ECANCELED;
 	pthread_mutex_unlock(&p->lock);
-	p->batches[p->produced % NR_BATCHES].nr = 0;
+	/* After the last one, that slot may be a batch not yet paired. */
+	if (!last)
+		p->batches[p->produced % NR_BATCHES].nr = 0;
 	return ret;
 }
 

@@ -79,6 +79,9 @@ expect_error "unknown subcommand" "unknown command 'bogus'" \
 if perf record -q -e cpu-clock -o "$dir/nokvm.data" -- true 2> /dev/null; then
 	expect_error "no kvm tracepoints" "$dir/nokvm.data: no kvm tracepoints recorded" \
 		perf kvm-events report -i "$dir/nokvm.data"
+	perf record -q -e cpu-clock -o - -- true > "$dir/nokvm.pipe" 2> /dev/null
+	expect_error "no kvm tracepoints in a pipe" "-: no kvm tracepoints recorded" \
+		sh -c "perf kvm-events report -i - < '$dir/nokvm.pipe'"
 fi
 
 # Recording as a user who may not read tracefs

@@ -63,4 +63,14 @@ expect_samples "$dir/userspace" HLT 1
 grep -q "^Samples without time:1 (no end event:1, no begin event:0)\.$" "$dir/userspace" ||
 	{ echo "FAIL: userspace: only the HLT exit may lack a time"; cat "$dir/userspace"; err=1; }
 
+# Through a pipe: the same report as from the file.
+if ! taskset -c 0 perf kvm-events record -q -o - -- perf test -w kvmguest 7 5 4 3 2> /dev/null |
+     perf kvm-events report -i - --event ioport > "$dir/pipe-ioport"; then
+	echo "FAIL: perf kvm-events record -o - | perf kvm-events report -i -"
+	err=1
+elif ! diff -u "$dir/ioport" "$dir/pipe-ioport"; then
+	echo "FAIL: the report through a pipe differs from the one from a file"
+	err=1
+fi
+
 exit $err

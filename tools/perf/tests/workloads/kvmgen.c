@@ -14,6 +14,8 @@
  *   two-vms   like vmx, but two VM processes share the 4 cpus: pid 4242
  *             (qemu-system-x86, vcpus 0-3) and pid 5353 (qemu-kvm, vcpus 0
  *             and 1: the same vcpu ids as the first VM's, on purpose)
+ *   vmx-percpu  the events of vmx, with the data section in the order
+ *             'perf record' writes it (see the percpu_*() functions)
  *
  * EXITS is the number of kvm_exit events (default 1000), split over the
  * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint
@@ -51,6 +53,18 @@
  * See the account_*() functions for what is counted and timed.  All choices
  * come from a fixed-seed PRNG, so the same arguments always give the same
  * bytes.  Like 'perf record', the file is written in host byte order.
+ *
+ * The samples are written in time order, with a FINISHED_ROUND after every
+ * SAMPLES_PER_ROUND of them, except in vmx-percpu.  There each round still
+ * covers the time window of SAMPLES_PER_ROUND samples, but holds them
+ * grouped by cpu (cpu 0's in time order, then cpu 1's, ...), as 'perf
+ * record' drains one ring buffer after the other.  About one sample in 20,
+ * and the kvm_exit of each HLT after which the vcpu wakes up on another cpu,
+ * are written one round late: at the head of their cpu's group in the next
+ * round (so a recording of one round, below about 370 exits, has none
+ * late).  That is as late as perf's ordered events allow (a sample may not
+ * be older than what was seen before the previous FINISHED_ROUND), so the
+ * events, .truth (but for its scenario name) and .events are those of vmx.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +96,10 @@
 /* One perf event per tracepoint and cpu: id = base + tp * cpus + cpu */
 #define SAMPLE_ID_BASE		1000
 #define SAMPLES_PER_ROUND	1024
+/* vmx-percpu: room for any sample, and the samples written a round late */
+#define PERCPU_RECORD_MAX	256
+#define PERCPU_LATE_PCT		5
+#define PERCPU_LATE_SEED	0x94d049bb133111ebULL
 #define OUT_BUF_SIZE		(4U << 20)
 #define MAX_STEPS		8
 #define MAX_EXIT_REASONS	16
@@ -480,29 +498,35 @@ struct scenario {
 	u64 seed;
 	const struct vm_desc *vms;
 	unsigned int nr_vms;
+	bool percpu;		/* samples grouped by cpu, some a round late */
 };
 
 static const struct scenario scenarios[] = {
 	{ "vmx", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm) },
+	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), false },
 	{ "svm", "AuthenticAMD,25,1,1",
 	  "AMD EPYC 7763 64-Core Processor", "6.12.0-kvmgen",
 	  KVM_ISA_SVM, svm_exits, ARRAY_SIZE(svm_exits), formats_6_12,
-	  false, 0xc2b2ae3d27d4eb4fULL, one_vm, ARRAY_SIZE(one_vm) },
+	  false, 0xc2b2ae3d27d4eb4fULL, one_vm, ARRAY_SIZE(one_vm), false },
 	{ "vmx-old", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "5.4.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_5_4,
-	  false, 0x165667b19e3779f9ULL, one_vm, ARRAY_SIZE(one_vm) },
+	  false, 0x165667b19e3779f9ULL, one_vm, ARRAY_SIZE(one_vm), false },
 	{ "unpaired", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  true, 0x27d4eb2f165667c5ULL, one_vm, ARRAY_SIZE(one_vm) },
+	  true, 0x27d4eb2f165667c5ULL, one_vm, ARRAY_SIZE(one_vm), false },
 	{ "two-vms", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x85ebca6b94d049bbULL, two_vms, ARRAY_SIZE(two_vms) },
+	  false, 0x85ebca6b94d049bbULL, two_vms, ARRAY_SIZE(two_vms), false },
+	/* vmx's seed: the same events, in another file order */
+	{ "vmx-percpu", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
+	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), true },
 };
 
 /* One planned event of a vcpu */
@@ -607,6 +631,27 @@ struct events {
 	int error;
 };
 
+/* A sample of vmx-percpu, held until its round is written */
+struct staged_sample {
+	u32 cpu;
+	u32 size;
+	bool late;		/* goes into the next round */
+	u8 record[PERCPU_RECORD_MAX];
+};
+
+struct percpu_rounds {
+	struct staged_sample *cur;	/* this round's window, in time order */
+	struct staged_sample *late;	/* the previous window's late ones */
+	unsigned int nr_cur;
+	unsigned int nr_late;
+	u64 round;
+	u64 rng;		/* its own: g->rng draws the events of vmx */
+	/* each vcpu's last kvm_exit: round + 1 (0: none) and index in cur */
+	u64 exit_round[MAX_VCPUS];
+	unsigned int exit_slot[MAX_VCPUS];
+	bool entry_late;	/* make the next sample late */
+};
+
 struct kvmgen {
 	const struct scenario *sc;
 	unsigned int nr_exits;
@@ -620,6 +665,7 @@ struct kvmgen {
 	unsigned int samples_in_round;
 	struct truth truth;
 	struct events events;
+	struct percpu_rounds *percpu;	/* vmx-percpu only */
 	/* keys as the reports and .truth show them */
 	char exit_keys[MAX_EXIT_REASONS][KEY_MAX];
 	char mmio_keys[NR_MMIO_TARGETS][KEY_MAX];
@@ -784,6 +830,78 @@ static u64 sample_id(enum kvm_tp tp, u32 cpu)
 	return SAMPLE_ID_BASE + tp * NR_HOST_CPUS + cpu;
 }
 
+/*
+ * vmx-percpu: write_tp_sample() stages the samples of a round's window.
+ * At the end of the window, each cpu's group is written: first its late
+ * samples of the previous window, then its samples of this window that are
+ * not late, all in time order.  The late ones wait for the next round;
+ * the last round, at the end of the recording, keeps none back.
+ */
+static u8 *percpu_stage(struct kvmgen *g, const struct vcpu *v,
+			enum kvm_tp tp, u32 size)
+{
+	struct percpu_rounds *pc = g->percpu;
+	struct staged_sample *s = &pc->cur[pc->nr_cur];
+
+	s->cpu = v->cpu;
+	s->size = size;
+	s->late = rng_below(&pc->rng, 100) < PERCPU_LATE_PCT;
+	if (pc->entry_late) {
+		s->late = true;
+		pc->entry_late = false;
+	}
+	if (tp == TP_KVM_EXIT) {
+		pc->exit_round[v->idx] = pc->round + 1;
+		pc->exit_slot[v->idx] = pc->nr_cur;
+	}
+	pc->nr_cur++;
+	return s->record;
+}
+
+/*
+ * A halted vcpu wakes up on another cpu: its kvm_exit goes late, so that
+ * the file has the kvm_entry first; if that kvm_exit is already written,
+ * the kvm_entry goes late.
+ */
+static void percpu_migrated(struct kvmgen *g, const struct vcpu *v)
+{
+	struct percpu_rounds *pc = g->percpu;
+
+	if (!pc)
+		return;
+	if (pc->exit_round[v->idx] == pc->round + 1)
+		pc->cur[pc->exit_slot[v->idx]].late = true;
+	else
+		pc->entry_late = true;
+}
+
+static void percpu_write_round(struct kvmgen *g, bool last)
+{
+	struct percpu_rounds *pc = g->percpu;
+	unsigned int cpu, i, nr_late = 0;
+
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		for (i = 0; i < pc->nr_late; i++) {
+			if (pc->late[i].cpu == cpu)
+				out_write(&g->out, pc->late[i].record,
+					  pc->late[i].size);
+		}
+		for (i = 0; i < pc->nr_cur; i++) {
+			const struct staged_sample *s = &pc->cur[i];
+
+			if (s->cpu == cpu && (last || !s->late))
+				out_write(&g->out, s->record, s->size);
+		}
+	}
+	for (i = 0; i < pc->nr_cur; i++) {
+		if (!last && pc->cur[i].late)
+			pc->late[nr_late++] = pc->cur[i];
+	}
+	pc->nr_late = nr_late;
+	pc->nr_cur = 0;
+	pc->round++;
+}
+
 static void write_finished_round(struct kvmgen *g)
 {
 	struct perf_event_header hdr = {
@@ -806,8 +924,12 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 		.misc = PERF_RECORD_MISC_KERNEL,
 		.size = SAMPLE_HEAD_SIZE + raw_size,
 	};
-	u8 *p = out_reserve(&g->out, hdr.size);
+	u8 *p;
 
+	if (g->percpu)
+		p = percpu_stage(g, v, tp, hdr.size);
+	else
+		p = out_reserve(&g->out, hdr.size);
 	memcpy(p, &hdr, sizeof(hdr));
 	p += sizeof(hdr);
 	p = put_u64(p, sample_id(tp, v->cpu));
@@ -829,8 +951,11 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	if (!g->first_sample_time)
 		g->first_sample_time = v->clock;
 	g->truth.tp_samples[tp]++;
-	if (++g->samples_in_round == SAMPLES_PER_ROUND)
+	if (++g->samples_in_round == SAMPLES_PER_ROUND) {
+		if (g->percpu)
+			percpu_write_round(g, false);
 		write_finished_round(g);
+	}
 }
 
 /*
@@ -1124,10 +1249,15 @@ static void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
 	u64 values[NR_TP_VALUES] = { 0 };
 
 	if (v->halted) {
+		u32 cpu = v->cpu;
+		bool started = v->started;
+
 		/* woken up to take the timer interrupt */
-		if (v->started)
+		if (started)
 			values[V_INTR_INFO] = TIMER_INTR_INFO;
 		wake_up_on_free_cpu(g, v);
+		if (started && v->cpu != cpu)
+			percpu_migrated(g, v);
 	}
 	if (s->detail == ENTRY_WITHOUT_EXIT)
 		g->truth.orphan_entries++;
@@ -1640,6 +1770,8 @@ static void write_events(struct kvmgen *g)
 	init_vcpus(g);
 	while ((v = next_vcpu(g)) != NULL)
 		run_step(g, v);
+	if (g->percpu)
+		percpu_write_round(g, true);
 	write_finished_round(g);
 	events_finish(&g->events);
 }
@@ -2140,7 +2272,7 @@ static const struct scenario *find_scenario(const char *name)
 static int kvmgen_usage(void)
 {
 	fprintf(stderr,
-		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired|two-vms [EXITS]]\n");
+		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired|two-vms|vmx-percpu [EXITS]]\n");
 	return -1;
 }
 
@@ -2163,6 +2295,30 @@ static int generate(struct kvmgen *g, const char *path)
 	if (!err)
 		err = write_truth(g, path);
 	return err;
+}
+
+static int alloc_percpu(struct kvmgen *g)
+{
+	struct percpu_rounds *pc = calloc(1, sizeof(*pc));
+
+	if (!pc)
+		return -ENOMEM;
+	g->percpu = pc;
+	pc->cur = calloc(SAMPLES_PER_ROUND, sizeof(*pc->cur));
+	pc->late = calloc(SAMPLES_PER_ROUND, sizeof(*pc->late));
+	if (!pc->cur || !pc->late)
+		return -ENOMEM;
+	pc->rng = PERCPU_LATE_SEED;
+	return 0;
+}
+
+static void free_percpu(struct kvmgen *g)
+{
+	if (!g->percpu)
+		return;
+	free(g->percpu->cur);
+	free(g->percpu->late);
+	free(g->percpu);
 }
 
 static int kvmgen(int argc, const char **argv)
@@ -2197,10 +2353,13 @@ static int kvmgen(int argc, const char **argv)
 	g->events.out.fd = -1;
 	g->rng = sc->seed;
 
-	err = generate(g, argv[0]);
+	err = sc->percpu ? alloc_percpu(g) : 0;
+	if (!err)
+		err = generate(g, argv[0]);
 	if (err)
 		fprintf(stderr, "%s: writing %s: %s\n", __func__, argv[0],
 			strerror(-err));
+	free_percpu(g);
 	free(g->out.buf);
 	free(g);
 	return err ? -1 : 0;

@@ -36,7 +36,11 @@ expected_report() {
 		$1 == an && (vcpu == "all" || $2 == vcpu) {
 			s[$3] += $4; p[$3] += $5; t[$3] += $6
 		}
-		END { for (k in s) print t[k], s[k], k, p[k] }' "$truth" |
+		END {
+			# mawk prints integers past 2^31 with 6 digits: printf.
+			for (k in s)
+				printf "%.0f %.0f %s %.0f\n", t[k], s[k], k, p[k]
+		}' "$truth" |
 	LC_ALL=C sort $order |
 	awk -v column="$column" -v head="$head" -v filtered="$filtered" '
 		{
@@ -51,7 +55,7 @@ expected_report() {
 				printf "%20s %10.0f %12.2f%%", name[i], smp[i],
 				       keyed ? smp[i] * 100 / keyed : 0
 				if (paired[i] == 0)
-					printf " %13s %15s\n", "-", "-"
+					printf " %13s %14s\n", "-", "-"
 				else
 					printf " %12.2f%% %12.2fus\n",
 					       total ? ns[i] * 100 / total : 0,
