@@ -181,6 +181,11 @@ static int process_sample(const struct perf_tool *tool,
 	}
 	if (dec == &not_kvm)
 		return 0;
+	/* As the data section reader does: counted, not decoded. */
+	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
+		kvm_events_report__skip(&kvm->report, dec->tp, 1);
+		return 0;
+	}
 	if (kvm_events_decoder__decode(dec, sample, evsel->needs_swap, &s)) {
 		pr_err("%s: %s sample at %llu: raw data of %u bytes, its format needs %u\n",
 		       kvm->input, evsel__name(evsel),

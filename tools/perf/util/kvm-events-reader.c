@@ -79,6 +79,7 @@ struct reader {
 	u64				size;
 	u64				lost_events;
 	u64				lost_chunks;
+	u64				skipped[KVM_EVENTS_TP__NR];
 	struct machine			*machine;
 	const char			*path;
 	struct sample_layout		*layouts;
@@ -272,6 +273,11 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 
 	if (!layout || !layout->dec)
 		return 0;
+	/* Counted, not decoded nor ordered: the analysis never looks at it. */
+	if (!kvm_events_report__reads(r->report, layout->dec->tp)) {
+		r->skipped[layout->dec->tp]++;
+		return 0;
+	}
 	if (layout->raw_off + 4 > size)
 		goto bad;
 	memcpy(&sample.raw_size, base + layout->raw_off, 4);
@@ -561,6 +567,7 @@ int kvm_events_read(struct perf_session *session,
 		    struct kvm_events_report *report, int threads,
 		    bool *handled)
 {
+	int i;
 	struct reader r = {
 		.report		= report,
 		.machine	= &session->machines.host,
@@ -589,6 +596,8 @@ int kvm_events_read(struct perf_session *session,
 		ret = reader__read(&r);
 	report->totals.lost_events += r.lost_events;
 	report->totals.lost_chunks += r.lost_chunks;
+	for (i = 0; i < KVM_EVENTS_TP__NR; i++)
+		kvm_events_report__skip(report, i, r.skipped[i]);
 	report->totals.out_of_order += r.out_of_order;
 	free(r.layouts);
 	free(r.by_id_slots);

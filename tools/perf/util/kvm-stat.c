@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
+#include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -71,6 +72,7 @@ static const struct kvm_tp_desc kvm_tps[] = {
 struct kvm_events_analysis {
 	const char	*name;
 	const char	*column;
+	u32		tps;	/* BIT(tp) of each tracepoint it reads */
 	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
 	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
 	void		(*key_name)(u64 key, char *buf, size_t size);
@@ -359,15 +361,18 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 		 key & 1 ? "POUT" : "PIN");
 }
 
+#define TP(tp)	BIT(KVM_EVENTS_TP_##tp)
+
 static const struct kvm_events_analysis analyses[] = {
-	{ "vmexit", "VM-EXIT", vmexit_begin, entry_end, vmexit_key_name,
-	  vmexit_is_idle },
-	{ "mmio", "MMIO Access", mmio_begin, mmio_end, mmio_key_name,
-	  never_idle },
-	{ "ioport", "IO Port Access", ioport_begin, entry_end, ioport_key_name,
-	  never_idle },
-	{ "userspace", "Userspace Exit", userspace_begin, any_end,
-	  userspace_key_name, never_idle },
+	{ "vmexit", "VM-EXIT", TP(EXIT) | TP(ENTRY),
+	  vmexit_begin, entry_end, vmexit_key_name, vmexit_is_idle },
+	{ "mmio", "MMIO Access", TP(EXIT) | TP(ENTRY) | TP(MMIO),
+	  mmio_begin, mmio_end, mmio_key_name, never_idle },
+	/* kvm_exit gives the --top rip of the port accesses */
+	{ "ioport", "IO Port Access", TP(EXIT) | TP(ENTRY) | TP(PIO),
+	  ioport_begin, entry_end, ioport_key_name, never_idle },
+	{ "userspace", "Userspace Exit", GENMASK(KVM_EVENTS_TP__NR - 1, 0),
+	  userspace_begin, any_end, userspace_key_name, never_idle },
 };
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
@@ -969,6 +974,22 @@ static void vcpu_state__end(struct kvm_events_report *report,
 	vcpu->open = false;
 }
 
+/* Does the analysis read samples of @tp at all? */
+bool kvm_events_report__reads(const struct kvm_events_report *report,
+			      enum kvm_events_tp tp)
+{
+	return report->analysis->tps & BIT(tp);
+}
+
+/* Accounts @nr samples of a tracepoint the analysis does not read. */
+void kvm_events_report__skip(struct kvm_events_report *report,
+			     enum kvm_events_tp tp, u64 nr)
+{
+	report->totals.read += nr;
+	report->totals.by_tp[tp] += nr;
+	report->totals.unused += nr;
+}
+
 void kvm_events_report__add(struct kvm_events_report *report,
 			    const struct kvm_events_sample *s)
 {
@@ -976,6 +997,10 @@ void kvm_events_report__add(struct kvm_events_report *report,
 	struct vcpu_state *vcpu;
 	u64 key;
 
+	if (!kvm_events_report__reads(report, s->tp)) {
+		kvm_events_report__skip(report, s->tp, 1);
+		return;
+	}
 	report->totals.read++;
 	report->totals.by_tp[s->tp]++;
 	vcpu = vcpu_state__get(report, s);
