@@ -307,13 +307,17 @@ static int test__kvm_events_vcpu_filter(struct test_suite *test __maybe_unused,
 {
 	struct kvm_fixture f;
 	u32 vcpu_one[1][2] = { { 1, 1 } };
+	struct kvm_events_options opts = {
+		.vcpu_ranges = vcpu_one,
+		.nr_vcpu_ranges = 1,
+	};
 	int ret = TEST_FAIL;
 
 	if (fixture__init(&f, kvm_exit_old, "vmexit"))
 		goto out;
-	f.report.opts.vcpu_ranges = vcpu_one;
-	f.report.opts.nr_vcpu_ranges = 1;
-	if (feed_two_vcpus(&f))
+	kvm_events_report__exit(&f.report);
+	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), &opts) ||
+	    feed_two_vcpus(&f))
 		goto out;
 	kvm_events_report__finish(&f.report);
 	if (key_is(&f.report, "EPT_MISCONFIG", 2, 2, 1200) &&

@@ -169,10 +169,37 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	return err;
 }
 
-static u64 field_value(struct tep_format_field *field,
-		       struct perf_sample *sample, bool needs_swap, u64 none)
+/*
+ * format_field__intval() without its byte swapping, inlined: every sample
+ * reads five fields, and the calls cost more than the rest of decoding.
+ */
+static inline u64 field_value(struct tep_format_field *field,
+			      struct perf_sample *sample, bool needs_swap,
+			      u64 none)
 {
-	return field ? format_field__intval(field, sample, needs_swap) : none;
+	const u8 *ptr;
+	u32 v32;
+	u16 v16;
+	u64 v;
+
+	if (!field)
+		return none;
+	if (needs_swap)
+		return format_field__intval(field, sample, needs_swap);
+	ptr = (const u8 *)sample->raw_data + field->offset;
+	switch (field->size) {
+	case 1:
+		return *ptr;
+	case 2:
+		memcpy(&v16, ptr, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, ptr, 4);
+		return v32;
+	default:
+		memcpy(&v, ptr, 8);
+		return v;
+	}
 }
 
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
@@ -633,8 +660,11 @@ int kvm_events_report__init(struct kvm_events_report *report,
 {
 	memset(report, 0, sizeof(*report));
 	report->analysis = analysis;
+	report->tps = analysis->tps;
 	if (opts)
 		report->opts = *opts;
+	report->filtering = report->opts.nr_vcpu_ranges || report->opts.pids ||
+			    report->opts.nr_time_ranges || report->opts.min_duration;
 	report->keys = hashmap__new(key_hash, key_equal, NULL);
 	report->vcpus = hashmap__new(tid_hash, tid_equal, NULL);
 	if (IS_ERR(report->keys) || IS_ERR(report->vcpus)) {
@@ -746,7 +776,7 @@ static struct kvm_events_key *key__get(struct kvm_events_report *report,
 	struct kvm_events_key lookup = { .key = key, .group = group };
 	struct kvm_events_key **cached, *entry;
 
-	cached = &report->key_cache[key_hash((long)&lookup, NULL) % KVM_EVENTS_CACHE];
+	cached = &report->key_cache[(key ^ key >> 7 ^ group) % KVM_EVENTS_CACHE];
 	entry = *cached;
 	if (entry && entry->key == key && entry->group == group)
 		return entry;
@@ -889,7 +919,7 @@ static void account(struct kvm_events_report *report,
 {
 	struct kvm_events_key *entry;
 
-	if (is_filtered(report, vcpu, time, how, duration)) {
+	if (report->filtering && is_filtered(report, vcpu, time, how, duration)) {
 		report->totals.filtered++;
 		return;
 	}
@@ -972,13 +1002,6 @@ static void vcpu_state__end(struct kvm_events_report *report,
 	else
 		account(report, vcpu, key, s->time, NO_BEGIN, 0);
 	vcpu->open = false;
-}
-
-/* Does the analysis read samples of @tp at all? */
-bool kvm_events_report__reads(const struct kvm_events_report *report,
-			      enum kvm_events_tp tp)
-{
-	return report->analysis->tps & BIT(tp);
 }
 
 /* Accounts @nr samples of a tracepoint the analysis does not read. */
