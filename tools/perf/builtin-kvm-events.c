@@ -46,6 +46,8 @@ static const char * const recorded_tracepoints[] = {
 	"kvm:kvm_pio",
 	"kvm:kvm_userspace_exit",
 	"kvm:kvm_fpu",
+	"kvm:kvm_msr",
+	"kvm:kvm_hypercall",
 };
 
 enum output_format {
@@ -1129,7 +1131,7 @@ static int kvm_events_report(int argc, const char **argv)
 	const struct option options[] = {
 	OPT_STRING('i', "input", &kvm.input, "file", "input file name"),
 	OPT_STRING(0, "event", &kvm.event, "event",
-		   "what to analyse: vmexit (default), mmio, ioport, userspace"),
+		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
 	OPT_STRING(0, "vcpu", &kvm.vcpus, "vcpus",
 		   "only these vcpu ids, e.g. 1 or 0,2-5"),
 	OPT_STRING('k', "key", &kvm.sort_name, "sort-key",

@@ -58,6 +58,8 @@ static const struct kvm_tp_desc kvm_tps[] = {
 	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", "errno", NULL,
 	  NULL, NULL },
 	{ "kvm_fpu", KVM_EVENTS_TP_FPU, NULL, "load", NULL, NULL, NULL },
+	{ "kvm_msr", KVM_EVENTS_TP_MSR, "ecx", "write", NULL, NULL, NULL },
+	{ "kvm_hypercall", KVM_EVENTS_TP_HYPERCALL, "nr", NULL, NULL, NULL, NULL },
 };
 
 /* kvm_mmio "type" values */
@@ -373,6 +375,83 @@ static void userspace_key_name(u64 key, char *buf, size_t size)
 		snprintf(buf, size, "0x%x", code);
 }
 
+struct code_name {
+	u64		code;
+	const char	*name;
+};
+
+static const char *code_name(const struct code_name *table, size_t nr, u64 code)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (table[i].code == code)
+			return table[i].name;
+	}
+	return NULL;
+}
+
+/* msr: from kvm_msr to kvm_entry, keyed by index and direction */
+static bool msr_begin(const struct kvm_events_sample *s, u64 *key)
+{
+	if (s->tp != KVM_EVENTS_TP_MSR)
+		return false;
+	*key = (u64)(u32)s->code << 1 | (s->kind != 0);
+	return true;
+}
+
+/* The MSRs guests exit on most, by the names of the kernel's msr-index.h */
+static const struct code_name msr_names[] = {
+	{ 0x10, "TSC" }, { 0x1b, "APIC_BASE" }, { 0x3a, "FEATURE_CONTROL" },
+	{ 0x48, "SPEC_CTRL" }, { 0x49, "PRED_CMD" }, { 0x6e0, "TSC_DEADLINE" },
+	{ 0x80b, "X2APIC_EOI" }, { 0x830, "X2APIC_ICR" },
+	{ 0x838, "X2APIC_TMICT" }, { 0x83f, "X2APIC_SELF_IPI" },
+	{ 0xc0000080, "EFER" }, { 0xc0000081, "STAR" }, { 0xc0000082, "LSTAR" },
+	{ 0xc0000100, "FS_BASE" }, { 0xc0000101, "GS_BASE" },
+	{ 0xc0000102, "KERNEL_GS_BASE" }, { 0xc0000103, "TSC_AUX" },
+	{ 0x4b564d00, "KVM_WALL_CLOCK_NEW" }, { 0x4b564d01, "KVM_SYSTEM_TIME_NEW" },
+	{ 0x4b564d02, "KVM_ASYNC_PF_EN" }, { 0x4b564d03, "KVM_STEAL_TIME" },
+	{ 0x4b564d04, "KVM_PV_EOI_EN" },
+};
+
+static void msr_key_name(u64 key, char *buf, size_t size)
+{
+	const char *name = code_name(msr_names, ARRAY_SIZE(msr_names), key >> 1);
+	int len = snprintf(buf, size, "%#llx:%c", (unsigned long long)(key >> 1),
+			   key & 1 ? 'W' : 'R');
+
+	if (name && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - len, "/%s", name);
+}
+
+/* hypercall: from kvm_hypercall to kvm_entry, keyed by number */
+static bool hypercall_begin(const struct kvm_events_sample *s, u64 *key)
+{
+	if (s->tp != KVM_EVENTS_TP_HYPERCALL)
+		return false;
+	*key = s->code;
+	return true;
+}
+
+/* KVM_HC_* of the kernel's uapi linux/kvm_para.h */
+static const struct code_name hypercall_names[] = {
+	{ 1, "VAPIC_POLL_IRQ" }, { 2, "MMU_OP" }, { 3, "FEATURES" },
+	{ 4, "PPC_MAP_MAGIC_PAGE" }, { 5, "KICK_CPU" },
+	{ 6, "MIPS_GET_CLOCK_FREQ" }, { 7, "MIPS_EXIT_VM" },
+	{ 8, "MIPS_CONSOLE_OUTPUT" }, { 9, "CLOCK_PAIRING" }, { 10, "SEND_IPI" },
+	{ 11, "SCHED_YIELD" }, { 12, "MAP_GPA_RANGE" },
+};
+
+static void hypercall_key_name(u64 key, char *buf, size_t size)
+{
+	const char *name = code_name(hypercall_names, ARRAY_SIZE(hypercall_names), key);
+
+	if (name)
+		snprintf(buf, size, "%llu/%s", (unsigned long long)key, name);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)key);
+}
+
 /* ioport: from kvm_pio to kvm_entry */
 static bool ioport_begin(const struct kvm_events_sample *s, u64 *key)
 {
@@ -400,6 +479,10 @@ static const struct kvm_events_analysis analyses[] = {
 	  ioport_begin, entry_end, ioport_key_name, never_idle },
 	{ "userspace", "Userspace Exit", GENMASK(KVM_EVENTS_TP__NR - 1, 0),
 	  userspace_begin, any_end, userspace_key_name, never_idle },
+	{ "msr", "MSR Access", TP(EXIT) | TP(ENTRY) | TP(MSR),
+	  msr_begin, entry_end, msr_key_name, never_idle },
+	{ "hypercall", "Hypercall", TP(EXIT) | TP(ENTRY) | TP(HYPERCALL),
+	  hypercall_begin, entry_end, hypercall_key_name, never_idle },
 };
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
@@ -415,7 +498,7 @@ const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
 
 const char *kvm_events_analysis__names(void)
 {
-	return "vmexit, mmio, ioport, userspace";
+	return "vmexit, mmio, ioport, userspace, msr, hypercall";
 }
 
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis)

@@ -50,7 +50,7 @@ for scenario in vmx svm vmx-old unpaired two-vms; do
 	perf test -w kvmgen "$data" "$scenario" > /dev/null ||
 		{ echo "FAIL: perf test -w kvmgen $scenario"; err=1; continue; }
 	perf script -i "$data" -F event 2> /dev/null | grep -c 'kvm:' > "$data.script-count"
-	for analysis in vmexit mmio ioport userspace; do
+	for analysis in vmexit mmio ioport userspace msr hypercall; do
 		check "$data" --event $analysis
 		check "$data" --event $analysis --vcpu 1 --duration 10
 		check "$data" --event $analysis --time 25%-75% --generic-reader

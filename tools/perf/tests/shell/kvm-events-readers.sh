@@ -17,7 +17,7 @@ err=0
 compare_readers() {
 	data=$1
 
-	for analysis in vmexit mmio ioport userspace; do
+	for analysis in vmexit mmio ioport userspace msr hypercall; do
 		opts="--event $analysis --json"
 		perf kvm-events report -i "$data" $opts --generic-reader > "$dir/generic" ||
 			{ echo "FAIL: $data: --generic-reader $opts"; err=1; continue; }
