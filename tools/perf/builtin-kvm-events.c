@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -1121,6 +1122,31 @@ static int parse_report_options(struct kvm_events *kvm,
 			    kvm->stats ? STATS_FIELDS : DEFAULT_FIELDS);
 }
 
+/* Options, then the recording: a report ready to print */
+static int kvm_events__load(struct kvm_events *kvm)
+{
+	const struct kvm_events_analysis *analysis;
+	int ret = parse_report_options(kvm, &analysis);
+
+	if (!ret)
+		ret = open_session(kvm);
+	if (!ret)
+		ret = read_session(kvm, analysis);
+	if (!ret)
+		kvm_events_report__finish(&kvm->report);
+	return ret;
+}
+
+static void kvm_events__exit(struct kvm_events *kvm)
+{
+	kvm_events_report__exit(&kvm->report);
+	if (kvm->session)
+		perf_session__delete(kvm->session);
+	intlist__delete(kvm->opts.pids);
+	free(kvm->opts.vcpu_ranges);
+	free(kvm->opts.time_ranges);
+}
+
 static int kvm_events_report(int argc, const char **argv)
 {
 	struct kvm_events kvm = {
@@ -1167,28 +1193,181 @@ static int kvm_events_report(int argc, const char **argv)
 		"perf kvm-events report [<options>]",
 		NULL
 	};
-	const struct kvm_events_analysis *analysis;
 	int ret;
 
 	argc = parse_options(argc, argv, options, usage, 0);
 	if (argc)
 		usage_with_options(usage, options);
 
-	ret = parse_report_options(&kvm, &analysis);
+	ret = kvm_events__load(&kvm);
 	if (!ret)
-		ret = open_session(&kvm);
-	if (!ret)
-		ret = read_session(&kvm, analysis);
-	if (!ret) {
-		kvm_events_report__finish(&kvm.report);
 		ret = print_report(&kvm);
+	kvm_events__exit(&kvm);
+	return ret ? 1 : 0;
+}
+
+/* The seconds between the first and the last sample of the recording */
+static double recording_seconds(struct kvm_events *kvm)
+{
+	struct evlist *evlist = kvm->session->evlist;
+
+	if (evlist->last_sample_time <= evlist->first_sample_time)
+		return 0;
+	return (evlist->last_sample_time - evlist->first_sample_time) / 1e9;
+}
+
+struct diff_row {
+	const char		*name;
+	struct kvm_events_key	*old, *new;
+	double			change;	/* of the time spent per second */
+};
+
+static double time_per_second(const struct kvm_events_key *key, double seconds)
+{
+	return key && seconds > 0 ? key->total_ns / seconds : 0;
+}
+
+static int compare_diff_rows(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+
+	if (fabs(x->change) != fabs(y->change))
+		return fabs(x->change) < fabs(y->change) ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void print_change(double old, double new, bool has_old, bool has_new)
+{
+	if (!has_old && !has_new)
+		printf(" %9s", "-");
+	else if (!has_old)
+		printf(" %9s", "new");
+	else if (!has_new)
+		printf(" %9s", "gone");
+	else if (old == 0)
+		printf(" %9s", new == 0 ? "0.00%" : "-");
+	else
+		printf(" %+8.2f%%", (new - old) * 100 / old);
+}
+
+static void print_value(double value, bool has, const char *unit)
+{
+	if (has)
+		printf(" %11.2f%s", value, unit);
+	else
+		printf(" %*s", 11 + (int)strlen(unit), "-");
+}
+
+static void print_diff_row(const struct diff_row *row, double old_s, double new_s)
+{
+	const struct kvm_events_key *o = row->old, *n = row->new;
+	bool o_timed = o && o->timed, n_timed = n && n->timed;
+	double o_rate = o && old_s > 0 ? o->samples / old_s : 0;
+	double n_rate = n && new_s > 0 ? n->samples / new_s : 0;
+	double o_mean = o_timed ? (double)o->total_ns / o->timed / 1000 : 0;
+	double n_mean = n_timed ? (double)n->total_ns / n->timed / 1000 : 0;
+	double o_p99 = o_timed ? kvm_events_key__percentile(o, 99) / 1000.0 : 0;
+	double n_p99 = n_timed ? kvm_events_key__percentile(n, 99) / 1000.0 : 0;
+
+	printf("%20s", row->name);
+	print_value(o_rate, o && old_s > 0, "");
+	print_value(n_rate, n && new_s > 0, "");
+	print_change(o_rate, n_rate, o && old_s > 0, n && new_s > 0);
+	print_value(o_mean, o_timed, "us");
+	print_value(n_mean, n_timed, "us");
+	print_change(o_mean, n_mean, o_timed, n_timed);
+	print_value(o_p99, o_timed, "us");
+	print_value(n_p99, n_timed, "us");
+	print_change(o_p99, n_p99, o_timed, n_timed);
+	printf("\n");
+}
+
+/* Both recordings' keys, joined by name, the largest change first */
+static int print_diff(struct kvm_events *old, struct kvm_events *new)
+{
+	double old_s = recording_seconds(old), new_s = recording_seconds(new);
+	struct kvm_events_key **o, **n;
+	size_t nr_o, nr_n, nr = 0, i;
+	struct diff_row *rows;
+
+	o = kvm_events_report__sorted(&old->report, KVM_EVENTS_SORT_NAME, &nr_o);
+	n = kvm_events_report__sorted(&new->report, KVM_EVENTS_SORT_NAME, &nr_n);
+	rows = calloc(nr_o + nr_n + 1, sizeof(*rows));
+	if (!o || !n || !rows) {
+		free(o);
+		free(n);
+		free(rows);
+		return -ENOMEM;
 	}
-	kvm_events_report__exit(&kvm.report);
-	if (kvm.session)
-		perf_session__delete(kvm.session);
-	intlist__delete(kvm.opts.pids);
-	free(kvm.opts.vcpu_ranges);
-	free(kvm.opts.time_ranges);
+	for (i = 0; i < nr_o; i++)
+		rows[nr++] = (struct diff_row){ .name = o[i]->name, .old = o[i] };
+	for (i = 0; i < nr_n; i++) {
+		size_t j;
+
+		for (j = 0; j < nr_o && strcmp(rows[j].name, n[i]->name); j++)
+			;
+		if (j == nr_o) {
+			j = nr++;
+			rows[j].name = n[i]->name;
+		}
+		rows[j].new = n[i];
+	}
+	for (i = 0; i < nr; i++)
+		rows[i].change = time_per_second(rows[i].new, new_s) -
+				 time_per_second(rows[i].old, old_s);
+	qsort(rows, nr, sizeof(*rows), compare_diff_rows);
+
+	printf("\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input, old_s,
+	       new->input, new_s);
+	printf("%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
+	       kvm_events_analysis__column(old->report.analysis),
+	       "Samples/s", "Samples/s", "Change", "Avg time", "Avg time", "Change",
+	       "p99", "p99", "Change");
+	for (i = 0; i < nr; i++)
+		print_diff_row(&rows[i], old_s, new_s);
+	printf("\nSorted by the change of the time spent per second of recording.\n");
+	free(o);
+	free(n);
+	free(rows);
+	return 0;
+}
+
+static int kvm_events_diff(int argc, const char **argv)
+{
+	struct kvm_events old = { .event = "vmexit", .sort_name = "sample" };
+	struct kvm_events new;
+	const struct option options[] = {
+	OPT_STRING(0, "event", &old.event, "event",
+		   "what to compare: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
+	OPT_STRING(0, "vcpu", &old.vcpus, "vcpus",
+		   "only these vcpu ids, e.g. 1 or 0,2-5"),
+	OPT_STRING('p', "pid", &old.pids, "pid[,pid...]",
+		   "only these VM processes"),
+	OPT_BOOLEAN('f', "force", &old.force, "don't complain, do it"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+	const char * const usage[] = {
+		"perf kvm-events diff [<options>] <old file> <new file>",
+		NULL
+	};
+	int ret;
+
+	argc = parse_options(argc, argv, options, usage, 0);
+	if (argc != 2)
+		usage_with_options(usage, options);
+	new = old;
+	old.input = argv[0];
+	new.input = argv[1];
+	old.opts.percentiles = new.opts.percentiles = true;
+
+	ret = kvm_events__load(&old);
+	if (!ret)
+		ret = kvm_events__load(&new);
+	if (!ret)
+		ret = print_diff(&old, &new);
+	kvm_events__exit(&old);
+	kvm_events__exit(&new);
 	return ret ? 1 : 0;
 }
 
@@ -1197,6 +1376,7 @@ int cmd_kvm_events(int argc, const char **argv)
 	const char * const usage[] = {
 		"perf kvm-events record [<record options>] [-- <command>]",
 		"perf kvm-events report [<options>]",
+		"perf kvm-events diff [<options>] <old file> <new file>",
 		NULL
 	};
 	const struct option options[] = {
@@ -1213,6 +1393,8 @@ int cmd_kvm_events(int argc, const char **argv)
 		return kvm_events_record(argc, argv);
 	if (!strcmp(argv[0], "report"))
 		return kvm_events_report(argc, argv);
+	if (!strcmp(argv[0], "diff"))
+		return kvm_events_diff(argc, argv);
 
 	pr_err("perf kvm-events: unknown command '%s'\n", argv[0]);
 	usage_with_options(usage, options);
