@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -25,6 +28,7 @@
 #include "util/event.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
+#include "util/hashmap.h"
 #include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-stat.h"
@@ -86,7 +90,6 @@ struct kvm_events {
 	bool				force;
 	bool				generic_reader;
 	int				threads;
-	int				nr_decoders;
 };
 
 /* Says why no kvm tracepoint can be recorded, and how to fix it. */
@@ -120,12 +123,13 @@ static void explain_missing_tracepoints(void)
 		       path);
 }
 
-static int kvm_events_record(int argc, const char **argv)
+/* perf record with the kvm tracepoints; @output, if set, is its -o. */
+static int kvm_events_record_to(int argc, const char **argv, const char *output)
 {
 	const char **rec_argv;
 	int i, rec_argc = 0, found = 0, ret;
 
-	rec_argv = calloc(argc + 2 * ARRAY_SIZE(recorded_tracepoints) + 8,
+	rec_argv = calloc(argc + 2 * ARRAY_SIZE(recorded_tracepoints) + 10,
 			  sizeof(*rec_argv));
 	if (!rec_argv)
 		return -ENOMEM;
@@ -152,12 +156,22 @@ static int kvm_events_record(int argc, const char **argv)
 		explain_missing_tracepoints();
 		return 1;
 	}
+	if (output) {
+		rec_argv[rec_argc++] = "-q";
+		rec_argv[rec_argc++] = "-o";
+		rec_argv[rec_argc++] = output;
+	}
 	for (i = 1; i < argc; i++)
 		rec_argv[rec_argc++] = argv[i];
 
 	ret = cmd_record(rec_argc, rec_argv);
 	free(rec_argv);
 	return ret;
+}
+
+static int kvm_events_record(int argc, const char **argv)
+{
+	return kvm_events_record_to(argc, argv, NULL);
 }
 
 /* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
@@ -243,7 +257,6 @@ static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
 		return err < 0 ? err : 0;
 	}
 	evsel->priv = dec;
-	kvm->nr_decoders++;
 	return 1;
 }
 
@@ -263,6 +276,20 @@ static int setup_decoders(struct kvm_events *kvm, struct evlist *evlist)
 		nr += ret;
 	}
 	return nr;
+}
+
+/* In a pipe decoders come with samples: were kvm tracepoints recorded? */
+static bool has_kvm_tracepoints(struct evlist *evlist)
+{
+	struct kvm_events_decoder dec;
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT &&
+		    !kvm_events_decoder__init(&dec, evsel->tp_format))
+			return true;
+	}
+	return false;
 }
 
 static void free_decoders(struct evlist *evlist)
@@ -389,7 +416,7 @@ static int read_session(struct kvm_events *kvm,
 			kvm_events_isa_from_cpuid(perf_env__cpuid(&session->header.env));
 		ret = read_events(kvm);
 	}
-	if (!ret && pipe && !kvm->nr_decoders) {
+	if (!ret && pipe && !has_kvm_tracepoints(session->evlist)) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
 		ret = -EINVAL;
@@ -1206,6 +1233,18 @@ static int kvm_events_report(int argc, const char **argv)
 	return ret ? 1 : 0;
 }
 
+static void free_map_ptrs(struct hashmap *map)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (IS_ERR_OR_NULL(map))
+		return;
+	hashmap__for_each_entry(map, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(map);
+}
+
 /* The seconds between the first and the last sample of the recording */
 static double recording_seconds(struct kvm_events *kvm)
 {
@@ -1371,12 +1410,280 @@ static int kvm_events_diff(int argc, const char **argv)
 	return ret ? 1 : 0;
 }
 
+/*
+ * live: perf kvm-events record writes to a pipe in a child, this process
+ * reads it as a report does and prints, every --delay seconds, the last
+ * interval and the totals so far.
+ */
+struct live {
+	struct kvm_events	kvm;
+	struct hashmap		*seen;		/* key -> its counts at the last print */
+	u64			next_print;	/* CLOCK_MONOTONIC ns */
+	u64			interval_ns;
+	unsigned int		nr_prints;
+	bool			clear;		/* a terminal: print in place */
+};
+
+struct key_counts {
+	u64	samples;
+	u64	timed;
+	u64	total_ns;
+};
+
+static pid_t live_recorder;
+static volatile sig_atomic_t live_stopped;
+
+/* Ctrl-C, or a SIGINT/SIGTERM to this process alone, stops the recorder. */
+static void stop_recorder(int sig __maybe_unused)
+{
+	live_stopped = 1;
+	if (live_recorder > 0)
+		kill(live_recorder, SIGINT);
+}
+
+/* perf record ends by the SIGINT it was sent: that is a clean stop. */
+static bool recorder_ended_well(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 0;
+	return live_stopped && WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+}
+
+static u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static size_t ptr_hash(long key, void *ctx __maybe_unused)
+{
+	return (size_t)key >> 4;
+}
+
+static bool ptr_equal(long key1, long key2, void *ctx __maybe_unused)
+{
+	return key1 == key2;
+}
+
+/* What each key gained since the last print, as a table of its own */
+static void print_interval(struct live *live, struct kvm_events_key **keys,
+			   size_t nr)
+{
+	struct kvm_events_key *delta = calloc(nr ? nr : 1, sizeof(*delta));
+	struct kvm_events_key **rows = calloc(nr ? nr : 1, sizeof(*rows));
+	struct table_totals totals = { 0, 0 };
+	struct kvm_events *kvm = &live->kvm;
+	size_t i, nr_rows = 0;
+
+	if (!delta || !rows)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		struct key_counts *was = NULL;
+
+		hashmap__find(live->seen, keys[i], &was);
+		delta[i] = *keys[i];
+		delta[i].dist = NULL;
+		delta[i].samples -= was ? was->samples : 0;
+		delta[i].timed -= was ? was->timed : 0;
+		delta[i].total_ns -= was ? was->total_ns : 0;
+		if (!was) {
+			was = zalloc(sizeof(*was));
+			if (!was || hashmap__add(live->seen, keys[i], was)) {
+				free(was);
+				continue;
+			}
+		}
+		was->samples = keys[i]->samples;
+		was->timed = keys[i]->timed;
+		was->total_ns = keys[i]->total_ns;
+		if (delta[i].samples) {
+			rows[nr_rows++] = &delta[i];
+			totals.samples += delta[i].samples;
+			totals.total_ns += delta[i].total_ns;
+		}
+	}
+	printf("Last %.1fs:\n\n%20s %10s %13s %13s %15s\n\n", live->interval_ns / 1e9,
+	       kvm_events_analysis__column(kvm->report.analysis), "Samples",
+	       "Samples%", "Time%", "Avg time");
+	for (i = 0; i < nr_rows; i++) {
+		printf("%20s %10" PRIu64 " %12.2f%%", rows[i]->name, rows[i]->samples,
+		       col_samples_share(rows[i], &totals));
+		if (rows[i]->timed)
+			printf(" %12.2f%% %12.2fus\n", col_time_share(rows[i], &totals),
+			       col_avg(rows[i], &totals) / 1000);
+		else
+			printf(" %13s %14s\n", "-", "-");
+	}
+	printf("\nSamples:%" PRIu64 " in the last interval.\n", totals.samples);
+out:
+	free(delta);
+	free(rows);
+}
+
+static void live__print(struct live *live)
+{
+	struct kvm_events *kvm = &live->kvm;
+	struct kvm_events_key **keys;
+	size_t nr;
+
+	keys = kvm_events_report__sorted(&kvm->report, kvm->sort, &nr);
+	if (!keys)
+		return;
+	if (live->clear)
+		printf("\033[H\033[2J");
+	printf("perf kvm-events live, refresh %u:\n\n", ++live->nr_prints);
+	print_interval(live, keys, nr);
+	printf("\nSince the start:");
+	print_tables(kvm, keys, nr, stdout);
+	fflush(stdout);
+	free(keys);
+}
+
+static void live__tick(struct live *live)
+{
+	u64 now = monotonic_ns();
+
+	if (now < live->next_print)
+		return;
+	live->next_print = now + live->interval_ns;
+	live__print(live);
+}
+
+static int live_sample(const struct perf_tool *tool, union perf_event *event,
+		       struct perf_sample *sample, struct evsel *evsel,
+		       struct machine *machine)
+{
+	struct live *live = container_of(tool, struct live, kvm.tool);
+	int ret = process_sample(tool, event, sample, evsel, machine);
+
+	live__tick(live);
+	return ret;
+}
+
+/* perf record flushes at least every round: refresh when events are few. */
+static int live_round(const struct perf_tool *tool, union perf_event *event,
+		      struct ordered_events *oe)
+{
+	struct live *live = container_of(tool, struct live, kvm.tool);
+	int ret = perf_event__process_finished_round(tool, event, oe);
+
+	live__tick(live);
+	return ret;
+}
+
+static int live__read(struct live *live)
+{
+	struct kvm_events *kvm = &live->kvm;
+	const struct kvm_events_analysis *analysis;
+	int ret = parse_report_options(kvm, &analysis);
+
+	if (!ret)
+		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
+	if (!ret)
+		ret = open_session(kvm);
+	if (ret)
+		return ret;
+	kvm->tool.sample = live_sample;
+	kvm->tool.finished_round = live_round;
+	kvm->generic_reader = true;
+	ret = read_events(kvm);
+	if (!ret && !has_kvm_tracepoints(kvm->session->evlist)) {
+		pr_err("perf kvm-events live: the recording holds no kvm tracepoint\n");
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		kvm_events_report__finish(&kvm->report);
+		live__print(live);
+	}
+	return ret;
+}
+
+static int kvm_events_live(int argc, const char **argv)
+{
+	struct live live = {
+		.kvm = {
+			.input		= "-",
+			.event		= "vmexit",
+			.sort_name	= "sample",
+		},
+	};
+	struct kvm_events *kvm = &live.kvm;
+	unsigned int delay = 1;
+	const struct option options[] = {
+	OPT_UINTEGER('d', "delay", &delay, "seconds between refreshes (default: 1)"),
+	OPT_STRING(0, "event", &kvm->event, "event",
+		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
+	OPT_STRING(0, "vcpu", &kvm->vcpus, "vcpus",
+		   "only these vcpu ids, e.g. 1 or 0,2-5"),
+	OPT_STRING('k', "key", &kvm->sort_name, "sort-key",
+		   "sort by: " SORT_KEY_NAMES " (default: sample)"),
+	OPT_STRING(0, "duration", &kvm->duration, "us",
+		   "only events that took at least this many microseconds"),
+	OPT_STRING(0, "fields", &kvm->fields, "fields",
+		   "columns of the totals, any of: " STATS_FIELDS),
+	OPT_BOOLEAN(0, "split-idle", &kvm->split_idle,
+		    "set idle exits (HLT) apart, out of Time%"),
+	OPT_END()
+	};
+	const char * const usage[] = {
+		"perf kvm-events live [<options>] [<record options>] [-- <command>]",
+		NULL
+	};
+	int pipefd[2], status, ret;
+	pid_t child;
+
+	argc = parse_options(argc, argv, options, usage,
+			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
+			     PARSE_OPT_KEEP_ARGV0);
+	if (!delay) {
+		pr_err("perf kvm-events live: --delay 0: expected seconds >= 1\n");
+		return 1;
+	}
+	live.interval_ns = delay * 1000000000ULL;
+	live.next_print = monotonic_ns() + live.interval_ns;
+	live.clear = isatty(STDOUT_FILENO);
+	live.seen = hashmap__new(ptr_hash, ptr_equal, NULL);
+	if (IS_ERR(live.seen) || pipe(pipefd))
+		return 1;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (!child) {
+		/* The recorder: its perf.data goes down the pipe. */
+		dup2(pipefd[1], STDOUT_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		argv[0] = "record";
+		exit(kvm_events_record_to(argc, argv, "-") ? 1 : 0);
+	}
+	/* The recorder's end of stream ends this: print until then. */
+	live_recorder = child;
+	signal(SIGINT, stop_recorder);
+	signal(SIGTERM, stop_recorder);
+	dup2(pipefd[0], STDIN_FILENO);
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	ret = live__read(&live);
+	kvm_events__exit(kvm);
+	free_map_ptrs(live.seen);
+	waitpid(child, &status, 0);
+	if (!ret && !recorder_ended_well(status))
+		ret = -1;
+	return ret ? 1 : 0;
+}
+
 int cmd_kvm_events(int argc, const char **argv)
 {
 	const char * const usage[] = {
 		"perf kvm-events record [<record options>] [-- <command>]",
 		"perf kvm-events report [<options>]",
 		"perf kvm-events diff [<options>] <old file> <new file>",
+		"perf kvm-events live [<options>] [<record options>] [-- <command>]",
 		NULL
 	};
 	const struct option options[] = {
@@ -1395,6 +1702,8 @@ int cmd_kvm_events(int argc, const char **argv)
 		return kvm_events_report(argc, argv);
 	if (!strcmp(argv[0], "diff"))
 		return kvm_events_diff(argc, argv);
+	if (!strcmp(argv[0], "live"))
+		return kvm_events_live(argc, argv);
 
 	pr_err("perf kvm-events: unknown command '%s'\n", argv[0]);
 	usage_with_options(usage, options);
