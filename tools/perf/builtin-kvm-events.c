@@ -1431,22 +1431,23 @@ struct key_counts {
 };
 
 static pid_t live_recorder;
-static volatile sig_atomic_t live_stopped;
 
 /* Ctrl-C, or a SIGINT/SIGTERM to this process alone, stops the recorder. */
 static void stop_recorder(int sig __maybe_unused)
 {
-	live_stopped = 1;
 	if (live_recorder > 0)
 		kill(live_recorder, SIGINT);
 }
 
-/* perf record ends by the SIGINT it was sent: that is a clean stop. */
+/*
+ * perf record ends by the SIGINT of a Ctrl-C, or the one stop_recorder()
+ * sent: that is a clean stop.
+ */
 static bool recorder_ended_well(int status)
 {
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status) == 0;
-	return live_stopped && WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
 }
 
 static u64 monotonic_ns(void)
