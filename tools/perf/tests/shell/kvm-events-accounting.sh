@@ -8,11 +8,9 @@
 # every analysis and filter.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
-if ! command -v python3 > /dev/null; then
-	echo "skip: python3 is needed to parse the JSON output"
-	exit 2
-fi
+skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

@@ -7,11 +7,9 @@
 # .events files; keys only one recording has are shown as new or gone.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
-if ! command -v python3 > /dev/null; then
-	echo "skip: python3 is needed for the oracle"
-	exit 2
-fi
+skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

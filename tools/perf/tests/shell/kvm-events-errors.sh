@@ -6,6 +6,7 @@
 # what was wrong: the file or the option, with the expected text.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

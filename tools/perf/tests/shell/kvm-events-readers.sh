@@ -9,6 +9,7 @@
 # writes them, and on a real recording from several CPUs.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

@@ -9,11 +9,9 @@
 # whose percentiles come from the histogram.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
-if ! command -v python3 > /dev/null; then
-	echo "skip: python3 is needed to parse the JSON and CSV output"
-	exit 2
-fi
+skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

@@ -9,6 +9,7 @@
 # reasons it does not know UNKNOWN, where kvm-events shows their number.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT

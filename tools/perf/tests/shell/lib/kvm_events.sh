@@ -87,3 +87,11 @@ skip_without_kvm_tracing() {
 		exit 2
 	fi
 }
+
+# skip_without_python3: exit 2 (skip) where the oracles cannot run.
+skip_without_python3() {
+	if ! command -v python3 > /dev/null; then
+		echo "skip: python3 is needed for the oracle and to parse JSON"
+		exit 2
+	fi
+}
