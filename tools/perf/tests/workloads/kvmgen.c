@@ -9,8 +9,10 @@
  *   vmx       6.12 tracepoint formats, Intel host (the default)
  *   svm       6.12 tracepoint formats, AMD host
  *   vmx-old   5.4 era kvm_exit/kvm_entry formats: only kvm_entry has vcpu_id
- *   unpaired  like vmx, but each vcpu's recording stops inside an exit, and
- *             one vcpu has kvm_entry events without a kvm_exit before them
+ *   unpaired  like vmx, but each vcpu's recording stops inside an exit (one
+ *             after a kvm_pio, one after a kvm_mmio, one after a kvm_msr),
+ *             and one vcpu has kvm_entry events without a kvm_exit before
+ *             them
  *   two-vms   like vmx, but two VM processes share the 4 cpus: pid 4242
  *             (qemu-system-x86, vcpus 0-3) and pid 5353 (qemu-kvm, vcpus 0
  *             and 1: the same vcpu ids as the first VM's, on purpose)
@@ -38,13 +40,25 @@
  *           write until its next kvm_entry
  *   ioport  a kvm_pio (key <port>:PIN or <port>:POUT): time is its
  *           timestamp, duration lasts until the vcpu's next kvm_entry
+ *   msr     a kvm_msr (key <index>:R or <index>:W, as its write field is 0
+ *           or 1): time is its timestamp, duration lasts until the vcpu's
+ *           next kvm_entry
+ *   hypercall  a kvm_hypercall (key <nr>, in decimal): time is its
+ *           timestamp, duration lasts until the vcpu's next kvm_entry
+ *
+ * Every MSR exit (VMX MSR_READ and MSR_WRITE, SVM msr) has one kvm_msr
+ * between its kvm_exit and kvm_entry, and every hypercall exit (VMX VMCALL,
+ * SVM hypercall) one kvm_hypercall; a KVM_HC_MAP_GPA_RANGE hypercall also
+ * goes to the VMM (kvm_userspace_exit KVM_EXIT_HYPERCALL).
  *
  * The duration is '-' when the end event was not recorded.  Each kvm_exit
  * has its own guest_rip, a 16 byte aligned kernel text address that the
  * PRNG draws at the kvm_entry before it.  The rip of an mmio or ioport
  * sample is the guest_rip of the vcpu's last kvm_exit (0x0 if there was
- * none); rips are 0x-prefixed lowercase hex.  Summed per analysis,
- * vcpu and key, the lines give the samples, paired and total_ns of .truth.
+ * none); the same goes for msr and hypercall samples.  Rips, like the
+ * MSR indexes of msr keys, are 0x-prefixed lowercase hex.  Summed per
+ * analysis, vcpu and key, the lines give the samples, paired and total_ns
+ * of .truth.
  * With more than 2000000 exits (EVENTS_MAX_EXITS; benchmarks generate 10M)
  * the file would take about 900 MB and seconds to write, so it is not written
  * (a stale one is removed), and a '# events not written' line of the .truth
@@ -133,6 +147,7 @@
 #define KVM_PIO_OUT			1
 /* struct kvm_run exit_reason values seen in kvm_userspace_exit */
 #define VMM_EXIT_IO			2
+#define VMM_EXIT_HYPERCALL		3
 #define VMM_EXIT_MMIO			6
 /* Valid external interrupt, vector 0xec (the Linux local timer) */
 #define TIMER_INTR_INFO			0x800000ecU
@@ -143,6 +158,8 @@ enum kvm_tp {
 	TP_KVM_MMIO,
 	TP_KVM_PIO,
 	TP_KVM_USERSPACE_EXIT,
+	TP_KVM_MSR,
+	TP_KVM_HYPERCALL,
 	NR_KVM_TPS,
 };
 
@@ -152,6 +169,8 @@ static const char * const tp_names[NR_KVM_TPS] = {
 	[TP_KVM_MMIO]		= "kvm_mmio",
 	[TP_KVM_PIO]		= "kvm_pio",
 	[TP_KVM_USERSPACE_EXIT]	= "kvm_userspace_exit",
+	[TP_KVM_MSR]		= "kvm_msr",
+	[TP_KVM_HYPERCALL]	= "kvm_hypercall",
 };
 
 /* Sample ip: where in the kvm modules each tracepoint fires */
@@ -161,6 +180,8 @@ static const u64 tp_ips[NR_KVM_TPS] = {
 	[TP_KVM_MMIO]		= 0xffffffffc09e61a7ULL,
 	[TP_KVM_PIO]		= 0xffffffffc09e58c2ULL,
 	[TP_KVM_USERSPACE_EXIT]	= 0xffffffffc09c1b05ULL,
+	[TP_KVM_MSR]		= 0xffffffffc09d3c4aULL,
+	[TP_KVM_HYPERCALL]	= 0xffffffffc09d8e13ULL,
 };
 
 /*
@@ -188,6 +209,15 @@ enum tp_value {
 	V_SIZE,
 	V_COUNT,
 	V_VMM_EXIT_REASON,
+	V_MSR_WRITE,
+	V_MSR_INDEX,
+	V_MSR_DATA,
+	V_MSR_EXCEPTION,
+	V_HC_NR,
+	V_HC_A0,
+	V_HC_A1,
+	V_HC_A2,
+	V_HC_A3,
 	NR_TP_VALUES,
 };
 
@@ -274,11 +304,29 @@ static const struct tp_field kvm_userspace_exit_fields[] = {
 	{ }
 };
 
+/* The same on 5.4 and 6.12 */
+static const struct tp_field kvm_msr_fields[] = {
+	{ "unsigned write",	8,  4, false, V_MSR_WRITE },
+	{ "u32 ecx",		12, 4, false, V_MSR_INDEX },
+	{ "u64 data",		16, 8, false, V_MSR_DATA },
+	{ "u8 exception",	24, 1, false, V_MSR_EXCEPTION },
+	{ }
+};
+
+static const struct tp_field kvm_hypercall_fields[] = {
+	{ "unsigned long nr",	8,  8, false, V_HC_NR },
+	{ "unsigned long a0",	16, 8, false, V_HC_A0 },
+	{ "unsigned long a1",	24, 8, false, V_HC_A1 },
+	{ "unsigned long a2",	32, 8, false, V_HC_A2 },
+	{ "unsigned long a3",	40, 8, false, V_HC_A3 },
+	{ }
+};
+
 /* The print fmt lines are the kernel's, with shortened symbol tables. */
 #define VMX_EXIT_SYMBOLS						\
 	"{ 0, \"EXCEPTION_NMI\" }, { 1, \"EXTERNAL_INTERRUPT\" }, "	\
 	"{ 7, \"INTERRUPT_WINDOW\" }, { 10, \"CPUID\" }, "		\
-	"{ 12, \"HLT\" }, { 28, \"CR_ACCESS\" }, "			\
+	"{ 12, \"HLT\" }, { 18, \"VMCALL\" }, { 28, \"CR_ACCESS\" }, "	\
 	"{ 30, \"IO_INSTRUCTION\" }, { 31, \"MSR_READ\" }, "		\
 	"{ 32, \"MSR_WRITE\" }, { 40, \"PAUSE_INSTRUCTION\" }, "	\
 	"{ 44, \"APIC_ACCESS\" }, { 48, \"EPT_VIOLATION\" }, "		\
@@ -332,10 +380,19 @@ static const struct tp_field kvm_userspace_exit_fields[] = {
 #define KVM_USERSPACE_EXIT_PRINT_FMT					\
 	"\"reason %s (%d)\", REC->errno < 0 ? (REC->errno == -4 ? "	\
 	"\"restart\" : \"error\") : __print_symbolic(REC->reason, "	\
-	"{ 2, \"KVM_EXIT_IO\" }, { 5, \"KVM_EXIT_HLT\" }, "		\
+	"{ 2, \"KVM_EXIT_IO\" }, { 3, \"KVM_EXIT_HYPERCALL\" }, "	\
+	"{ 5, \"KVM_EXIT_HLT\" }, "					\
 	"{ 6, \"KVM_EXIT_MMIO\" }, { 10, \"KVM_EXIT_INTR\" }, "		\
 	"{ 24, \"KVM_EXIT_SYSTEM_EVENT\" }), "				\
 	"REC->errno < 0 ? -REC->errno : REC->reason"
+
+#define KVM_MSR_PRINT_FMT						\
+	"\"msr_%s %x = 0x%llx%s\", REC->write ? \"write\" : \"read\", "	\
+	"REC->ecx, REC->data, REC->exception ? \" (#GP)\" : \"\""
+
+#define KVM_HYPERCALL_PRINT_FMT						\
+	"\"nr 0x%lx a0 0x%lx a1 0x%lx a2 0x%lx a3 0x%lx\", REC->nr, "	\
+	"REC->a0, REC->a1, REC->a2, REC->a3"
 
 /* Formats and ids as a 6.12 x86_64 host shows them in tracefs */
 static const struct tp_format formats_6_12[NR_KVM_TPS] = {
@@ -345,6 +402,9 @@ static const struct tp_format formats_6_12[NR_KVM_TPS] = {
 	[TP_KVM_PIO]	= { 110, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT },
 	[TP_KVM_USERSPACE_EXIT] = { 42, 16, kvm_userspace_exit_fields,
 				    KVM_USERSPACE_EXIT_PRINT_FMT },
+	[TP_KVM_MSR]	= { 99, 32, kvm_msr_fields, KVM_MSR_PRINT_FMT },
+	[TP_KVM_HYPERCALL] = { 114, 48, kvm_hypercall_fields,
+			       KVM_HYPERCALL_PRINT_FMT },
 };
 
 /* A 5.4 host: other ids, vcpu_id only in kvm_entry */
@@ -357,6 +417,9 @@ static const struct tp_format formats_5_4[NR_KVM_TPS] = {
 	[TP_KVM_PIO]	= { 1071, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT },
 	[TP_KVM_USERSPACE_EXIT] = { 1052, 16, kvm_userspace_exit_fields,
 				    KVM_USERSPACE_EXIT_PRINT_FMT },
+	[TP_KVM_MSR]	= { 1090, 32, kvm_msr_fields, KVM_MSR_PRINT_FMT },
+	[TP_KVM_HYPERCALL] = { 1079, 48, kvm_hypercall_fields,
+			       KVM_HYPERCALL_PRINT_FMT },
 };
 
 /* What happens between a kvm_exit and the next kvm_entry */
@@ -366,6 +429,8 @@ enum exit_work {
 	WORK_HALT,	/* vcpu sleeps, long; may wake up on another cpu */
 	WORK_PIO,	/* port I/O emulated by the VMM: kvm_pio */
 	WORK_MMIO,	/* maybe an emulated MMIO access: kvm_mmio */
+	WORK_MSR,	/* RDMSR or WRMSR emulated in the kernel: kvm_msr */
+	WORK_HYPERCALL,	/* VMCALL or VMMCALL: kvm_hypercall */
 };
 
 /* Kinds of MMIO targets, see mmio_targets[] */
@@ -373,6 +438,12 @@ enum exit_work {
 #define MMIO_HPET	BIT(1)	/* HPET, emulated by the VMM */
 #define APIC_EXIT_MIN_NS	1500
 #define APIC_EXIT_MAX_NS	8000
+/* MSR exits: which accesses, see msr_targets[] */
+#define MSR_RD		BIT(0)
+#define MSR_WR		BIT(1)
+/* A hypercall the VMM handles takes longer. */
+#define HC_VMM_EXIT_MIN_NS	15000
+#define HC_VMM_EXIT_MAX_NS	60000
 
 struct exit_desc {
 	u32 code;
@@ -382,15 +453,17 @@ struct exit_desc {
 	u32 max_ns;
 	enum exit_work work;
 	unsigned int mmio_pct;	/* WORK_MMIO: how many of them access MMIO */
-	unsigned int mmio_kinds;
+	unsigned int kinds;	/* WORK_MMIO: MMIO_*, WORK_MSR: MSR_RD/WR */
 };
 
 static const struct exit_desc vmx_exits[] = {
 	{ 1,  "EXTERNAL_INTERRUPT", 150, 500, 3000, WORK_IRQ, 0, 0 },
 	{ 10, "CPUID", 40, 600, 1500, WORK_NONE, 0, 0 },
 	{ 12, "HLT", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
+	{ 18, "VMCALL", 45, 1000, 6000, WORK_HYPERCALL, 0, 0 },
 	{ 30, "IO_INSTRUCTION", 120, 5000, 200000, WORK_PIO, 0, 0 },
-	{ 32, "MSR_WRITE", 200, 700, 4000, WORK_NONE, 0, 0 },
+	{ 31, "MSR_READ", 60, 600, 3000, WORK_MSR, 0, MSR_RD },
+	{ 32, "MSR_WRITE", 200, 700, 4000, WORK_MSR, 0, MSR_WR },
 	{ 44, "APIC_ACCESS", 90, 1500, 8000, WORK_MMIO, 100, MMIO_APIC },
 	{ 48, "EPT_VIOLATION", 60, 3000, 60000, WORK_MMIO, 25, MMIO_HPET },
 	{ 49, "EPT_MISCONFIG", 100, 4000, 120000, WORK_MMIO, 100, MMIO_HPET },
@@ -402,7 +475,8 @@ static const struct exit_desc svm_exits[] = {
 	{ 0x072, "cpuid", 40, 600, 1500, WORK_NONE, 0, 0 },
 	{ 0x078, "hlt", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
 	{ 0x07b, "io", 120, 5000, 200000, WORK_PIO, 0, 0 },
-	{ 0x07c, "msr", 200, 700, 4000, WORK_NONE, 0, 0 },
+	{ 0x07c, "msr", 260, 600, 4000, WORK_MSR, 0, MSR_RD | MSR_WR },
+	{ 0x081, "hypercall", 45, 1000, 6000, WORK_HYPERCALL, 0, 0 },
 	{ 0x400, "npf", 150, 3000, 120000, WORK_MMIO, 70,
 	  MMIO_APIC | MMIO_HPET },
 	{ 0x0f0, NULL, 5, 500, 2000, WORK_NONE, 0, 0 },
@@ -462,6 +536,81 @@ static const struct pio_target pio_targets[NR_PIO_TARGETS] = {
 	[PIO_COM1_LSR_IN]	= { 0x3fd, KVM_PIO_IN, 30 },
 	[PIO_RTC_INDEX_OUT]	= { 0x70, KVM_PIO_OUT, 15 },
 	[PIO_RTC_DATA_IN]	= { 0x71, KVM_PIO_IN, 15 },
+};
+
+/* MSR indexes, arch/x86/include/asm/msr-index.h and kvm_para.h */
+#define MSR_IA32_TSC			0x10
+#define MSR_IA32_SPEC_CTRL		0x48
+#define MSR_IA32_TSC_DEADLINE		0x6e0
+#define MSR_X2APIC_ICR			0x830
+#define MSR_KVM_WALL_CLOCK_NEW		0x4b564d00
+#define MSR_EFER			0xc0000080
+/* Guest TSC: 2.1 GHz, as the Xeon's */
+#define GUEST_TSC_PER_10NS		21
+#define SPEC_CTRL_SSBD			BIT(2)
+#define SPEC_CTRL_RESERVED		BIT(7)
+/* LME, LMA, NXE, SCE */
+#define GUEST_EFER			0xd01
+#define KVM_WALL_CLOCK_GPA		0x1e43000
+/* IPI vectors of a Linux guest */
+#define RESCHEDULE_VECTOR		0xfd
+#define CALL_FUNCTION_VECTOR		0xfb
+
+enum msr_target_idx {
+	MSR_ICR_W,
+	MSR_TSC_DEADLINE_W,
+	MSR_SPEC_CTRL_W,
+	MSR_WALL_CLOCK_W,
+	MSR_TSC_R,
+	MSR_EFER_R,
+	MSR_SPEC_CTRL_R,
+	NR_MSR_TARGETS,
+};
+
+struct msr_target {
+	u32 index;
+	unsigned int dir;	/* MSR_RD or MSR_WR */
+	unsigned int weight;
+	unsigned int gp_pct;	/* how many of them get a #GP */
+};
+
+static const struct msr_target msr_targets[NR_MSR_TARGETS] = {
+	/* send an IPI */
+	[MSR_ICR_W]		= { MSR_X2APIC_ICR, MSR_WR, 45, 0 },
+	/* arm the timer */
+	[MSR_TSC_DEADLINE_W]	= { MSR_IA32_TSC_DEADLINE, MSR_WR, 35, 0 },
+	/* a reserved bit now and then: #GP */
+	[MSR_SPEC_CTRL_W]	= { MSR_IA32_SPEC_CTRL, MSR_WR, 15, 10 },
+	/* kvm-clock setup */
+	[MSR_WALL_CLOCK_W]	= { MSR_KVM_WALL_CLOCK_NEW, MSR_WR, 5, 0 },
+	[MSR_TSC_R]		= { MSR_IA32_TSC, MSR_RD, 45, 0 },
+	[MSR_EFER_R]		= { MSR_EFER, MSR_RD, 30, 0 },
+	[MSR_SPEC_CTRL_R]	= { MSR_IA32_SPEC_CTRL, MSR_RD, 25, 0 },
+};
+
+/* KVM_HC_* of include/uapi/linux/kvm_para.h */
+enum hc_target_idx {
+	HC_KICK_CPU,
+	HC_SEND_IPI,
+	HC_SCHED_YIELD,
+	HC_MAP_GPA_RANGE,
+	HC_UNKNOWN,
+	NR_HC_TARGETS,
+};
+
+struct hc_target {
+	u64 nr;
+	unsigned int weight;
+};
+
+static const struct hc_target hc_targets[NR_HC_TARGETS] = {
+	[HC_KICK_CPU]		= { 5, 25 },
+	[HC_SEND_IPI]		= { 10, 40 },
+	[HC_SCHED_YIELD]	= { 11, 20 },
+	/* goes on to the VMM: KVM_EXIT_HYPERCALL */
+	[HC_MAP_GPA_RANGE]	= { 12, 10 },
+	/* -KVM_ENOSYS */
+	[HC_UNKNOWN]		= { 0x77, 5 },
 };
 
 /* A VM process and its vcpu threads */
@@ -570,6 +719,12 @@ struct vcpu {
 	int pending_pio;	/* pio waiting for kvm_entry, or -1 */
 	u64 pio_time;
 	u64 pio_line;
+	int pending_msr;	/* msr access waiting for kvm_entry, or -1 */
+	u64 msr_time;
+	u64 msr_line;
+	int pending_hc;		/* hypercall waiting for kvm_entry, or -1 */
+	u64 hc_time;
+	u64 hc_line;
 };
 
 struct truth_cell {
@@ -582,6 +737,8 @@ struct truth {
 	struct truth_cell vmexit[MAX_VCPUS][MAX_EXIT_REASONS];
 	struct truth_cell mmio[MAX_VCPUS][NR_MMIO_TARGETS];
 	struct truth_cell ioport[MAX_VCPUS][NR_PIO_TARGETS];
+	struct truth_cell msr[MAX_VCPUS][NR_MSR_TARGETS];
+	struct truth_cell hypercall[MAX_VCPUS][NR_HC_TARGETS];
 	u64 tp_samples[NR_KVM_TPS];
 	u64 orphan_entries;
 	u64 migrations;
@@ -599,6 +756,8 @@ enum analysis {
 	AN_VMEXIT,
 	AN_MMIO,
 	AN_IOPORT,
+	AN_MSR,
+	AN_HYPERCALL,
 	NR_ANALYSES,
 };
 
@@ -606,6 +765,8 @@ static const char * const analysis_names[NR_ANALYSES] = {
 	[AN_VMEXIT]	= "vmexit",
 	[AN_MMIO]	= "mmio",
 	[AN_IOPORT]	= "ioport",
+	[AN_MSR]	= "msr",
+	[AN_HYPERCALL]	= "hypercall",
 };
 
 /* A line of OUT.data.events, queued until all lines before it are done */
@@ -670,6 +831,8 @@ struct kvmgen {
 	char exit_keys[MAX_EXIT_REASONS][KEY_MAX];
 	char mmio_keys[NR_MMIO_TARGETS][KEY_MAX];
 	char pio_keys[NR_PIO_TARGETS][KEY_MAX];
+	char msr_keys[NR_MSR_TARGETS][KEY_MAX];
+	char hc_keys[NR_HC_TARGETS][KEY_MAX];
 };
 
 /* xorshift64*: small, fast and the same everywhere */
@@ -1109,6 +1272,8 @@ static void events_finish(struct events *ev)
  *  mmio:   write: kvm_mmio(write) -> next kvm_entry,
  *          read:  the vcpu's kvm_exit -> kvm_mmio(read)
  *  ioport: kvm_pio -> next kvm_entry
+ *  msr:    kvm_msr -> next kvm_entry
+ *  hypercall: kvm_hypercall -> next kvm_entry
  * Each sample counted here also gets its line in OUT.data.events, and each
  * span timed here is that line's duration, so the two files agree.
  */
@@ -1146,9 +1311,17 @@ static void account_entry(struct kvmgen *g, struct vcpu *v)
 	if (v->pending_pio >= 0)
 		account_span(g, &t->ioport[v->idx][v->pending_pio],
 			     v->pio_line, v->pio_time, v->clock);
+	if (v->pending_msr >= 0)
+		account_span(g, &t->msr[v->idx][v->pending_msr],
+			     v->msr_line, v->msr_time, v->clock);
+	if (v->pending_hc >= 0)
+		account_span(g, &t->hypercall[v->idx][v->pending_hc],
+			     v->hc_line, v->hc_time, v->clock);
 	v->in_exit = false;
 	v->pending_mmio = -1;
 	v->pending_pio = -1;
+	v->pending_msr = -1;
+	v->pending_hc = -1;
 }
 
 static void account_mmio(struct kvmgen *g, struct vcpu *v, unsigned int idx,
@@ -1179,6 +1352,25 @@ static void account_pio(struct kvmgen *g, struct vcpu *v, unsigned int idx)
 	v->pio_time = v->clock;
 	v->pio_line = events_open(g, v, AN_IOPORT, g->pio_keys[idx],
 				  v->exit_rip);
+}
+
+static void account_msr(struct kvmgen *g, struct vcpu *v, unsigned int idx)
+{
+	g->truth.msr[v->idx][idx].samples++;
+	v->pending_msr = idx;
+	v->msr_time = v->clock;
+	v->msr_line = events_open(g, v, AN_MSR, g->msr_keys[idx],
+				  v->exit_rip);
+}
+
+static void account_hypercall(struct kvmgen *g, struct vcpu *v,
+			      unsigned int idx)
+{
+	g->truth.hypercall[v->idx][idx].samples++;
+	v->pending_hc = idx;
+	v->hc_time = v->clock;
+	v->hc_line = events_open(g, v, AN_HYPERCALL, g->hc_keys[idx],
+				 v->exit_rip);
 }
 
 /*
@@ -1329,6 +1521,112 @@ static void emit_kvm_userspace_exit(struct kvmgen *g, struct vcpu *v,
 	write_tp_sample(g, v, TP_KVM_USERSPACE_EXIT, values);
 }
 
+/* Another vcpu of the VM, by its APIC id (= vcpu id), for an IPI */
+static u32 other_vcpu(struct kvmgen *g, const struct vcpu *v)
+{
+	u32 n = v->vm->nr_vcpus;
+
+	if (n < 2)
+		return v->id;
+	return (v->id + 1 + rng_below(&g->rng, n - 1)) % n;
+}
+
+/* What the guest writes, or reads back */
+static u64 msr_value(struct kvmgen *g, const struct vcpu *v,
+		     enum msr_target_idx idx, bool gp)
+{
+	u64 tsc = v->clock / 10 * GUEST_TSC_PER_10NS;
+
+	switch (idx) {
+	case MSR_ICR_W:
+		/* fixed delivery, physical destination */
+		return (u64)other_vcpu(g, v) << 32 |
+		       (rng_below(&g->rng, 2) ? RESCHEDULE_VECTOR :
+						CALL_FUNCTION_VECTOR);
+	case MSR_TSC_DEADLINE_W:
+		return tsc + rng_range(&g->rng, 20000, 8000000);
+	case MSR_SPEC_CTRL_W:
+		return SPEC_CTRL_SSBD | (gp ? SPEC_CTRL_RESERVED : 0);
+	case MSR_WALL_CLOCK_W:
+		return KVM_WALL_CLOCK_GPA;
+	case MSR_TSC_R:
+		return tsc;
+	case MSR_EFER_R:
+		return GUEST_EFER;
+	case MSR_SPEC_CTRL_R:
+		return SPEC_CTRL_SSBD;
+	case NR_MSR_TARGETS:
+	default:
+		return 0;
+	}
+}
+
+static void emit_kvm_msr(struct kvmgen *g, struct vcpu *v,
+			 const struct step *s)
+{
+	const struct msr_target *t = &msr_targets[s->idx];
+	u64 values[NR_TP_VALUES] = { 0 };
+	bool gp = t->gp_pct && rng_below(&g->rng, 100) < t->gp_pct;
+
+	values[V_MSR_WRITE] = t->dir == MSR_WR;
+	values[V_MSR_INDEX] = t->index;
+	values[V_MSR_DATA] = msr_value(g, v, s->idx, gp);
+	values[V_MSR_EXCEPTION] = gp;
+	write_tp_sample(g, v, TP_KVM_MSR, values);
+	account_msr(g, v, s->idx);
+}
+
+/* The arguments of a Linux guest's hypercalls */
+static void hypercall_args(struct kvmgen *g, const struct vcpu *v,
+			   enum hc_target_idx idx, u64 *values)
+{
+	u64 others = GENMASK_ULL(v->vm->nr_vcpus - 1, 0) & ~BIT_ULL(v->id);
+
+	switch (idx) {
+	case HC_KICK_CPU:
+		/* flags, APIC id of the vcpu to wake up */
+		values[V_HC_A1] = other_vcpu(g, v);
+		break;
+	case HC_SEND_IPI:
+		/* bitmap (low and high), lowest APIC id, ICR */
+		if (rng_below(&g->rng, 4))
+			values[V_HC_A0] = BIT_ULL(other_vcpu(g, v));
+		else
+			values[V_HC_A0] = others;
+		values[V_HC_A3] = rng_below(&g->rng, 2) ? RESCHEDULE_VECTOR :
+							  CALL_FUNCTION_VECTOR;
+		break;
+	case HC_SCHED_YIELD:
+		/* APIC id of the preempted vcpu the IPI waits for */
+		values[V_HC_A0] = other_vcpu(g, v);
+		break;
+	case HC_MAP_GPA_RANGE:
+		/* gpa, pages, 4K pages made shared or private */
+		values[V_HC_A0] = 0x100000000ULL +
+				  ((u64)rng_below(&g->rng, 0x40000) << 12);
+		values[V_HC_A1] = rng_range(&g->rng, 1, 512);
+		values[V_HC_A2] = rng_below(&g->rng, 2) ? BIT(4) : 0;
+		break;
+	case HC_UNKNOWN:
+		values[V_HC_A0] = rng_next(&g->rng) >> 32;
+		break;
+	case NR_HC_TARGETS:
+	default:
+		break;
+	}
+}
+
+static void emit_kvm_hypercall(struct kvmgen *g, struct vcpu *v,
+			       const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_HC_NR] = hc_targets[s->idx].nr;
+	hypercall_args(g, v, s->idx, values);
+	write_tp_sample(g, v, TP_KVM_HYPERCALL, values);
+	account_hypercall(g, v, s->idx);
+}
+
 /* Planning: a vcpu's next events, as steps with delays */
 static struct step *add_step(struct vcpu *v, enum kvm_tp tp, u32 delay_ns)
 {
@@ -1416,15 +1714,64 @@ static void plan_mmio(struct exit_plan *p, enum mmio_target_idx idx)
 	s->detail = t->type;
 }
 
+/*
+ * KVM traces an RDMSR or WRMSR when it has emulated it, a #GP included,
+ * and then goes back to the guest.
+ */
+static void plan_msr(struct exit_plan *p, enum msr_target_idx idx)
+{
+	struct step *s;
+
+	s = plan_after_exit(p, TP_KVM_MSR,
+			    rng_range(&p->g->rng, p->duration / 2,
+				      p->duration - 150));
+	s->idx = idx;
+}
+
+/*
+ * KVM traces a hypercall before it handles it.  KVM_HC_MAP_GPA_RANGE is
+ * handed on to the VMM.
+ */
+static void plan_hypercall(struct exit_plan *p, enum hc_target_idx idx)
+{
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	s = plan_after_exit(p, TP_KVM_HYPERCALL, rng_range(rng, 150, 500));
+	s->idx = idx;
+	if (idx == HC_MAP_GPA_RANGE) {
+		s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
+				    rng_range(rng, 200, 600));
+		s->detail = VMM_EXIT_HYPERCALL;
+	}
+}
+
+/* What an exit accesses: an index into a *_targets[] table, or -1 */
+struct exit_access {
+	int pio;
+	int mmio;
+	int msr;
+	int hc;
+};
+
+static void no_access(struct exit_access *a)
+{
+	a->pio = -1;
+	a->mmio = -1;
+	a->msr = -1;
+	a->hc = -1;
+}
+
 /* VMX exit qualification / SVM exit_info_1,2 for the chosen access */
 static void set_exit_info(const struct scenario *sc, struct step *s,
-			  const struct exit_desc *desc, int pio, int mmio)
+			  const struct exit_desc *desc,
+			  const struct exit_access *a)
 {
 	if (desc->work == WORK_IRQ && sc->isa == KVM_ISA_VMX)
 		s->intr_info = TIMER_INTR_INFO;
 
-	if (pio >= 0) {
-		const struct pio_target *t = &pio_targets[pio];
+	if (a->pio >= 0) {
+		const struct pio_target *t = &pio_targets[a->pio];
 		bool in = t->rw == KVM_PIO_IN;
 
 		if (sc->isa == KVM_ISA_VMX)
@@ -1432,8 +1779,8 @@ static void set_exit_info(const struct scenario *sc, struct step *s,
 		else
 			s->info1 = (u64)t->port << 16 | BIT(4) | in;
 	}
-	if (mmio >= 0) {
-		const struct mmio_target *t = &mmio_targets[mmio];
+	if (a->mmio >= 0) {
+		const struct mmio_target *t = &mmio_targets[a->mmio];
 		bool write = t->type == KVM_TRACE_MMIO_WRITE;
 
 		if (sc->isa == KVM_ISA_SVM) {
@@ -1443,34 +1790,44 @@ static void set_exit_info(const struct scenario *sc, struct step *s,
 			s->info1 = (t->gpa & 0xfff) | (write ? BIT(12) : 0);
 		}
 	}
+	/* SVM: 1 for WRMSR; VMX: the exit reason says it, no qualification */
+	if (a->msr >= 0 && sc->isa == KVM_ISA_SVM)
+		s->info1 = msr_targets[a->msr].dir == MSR_WR;
 }
 
 static u32 exit_duration(struct kvmgen *g, const struct exit_desc *desc,
-			 int mmio)
+			 const struct exit_access *a)
 {
 	/* The kernel's APIC emulation is quick, whatever exit led to it. */
-	if (mmio >= 0 && mmio_targets[mmio].kind == MMIO_APIC)
+	if (a->mmio >= 0 && mmio_targets[a->mmio].kind == MMIO_APIC)
 		return rng_range(&g->rng, APIC_EXIT_MIN_NS, APIC_EXIT_MAX_NS);
+	if (a->hc == HC_MAP_GPA_RANGE)
+		return rng_range(&g->rng, HC_VMM_EXIT_MIN_NS,
+				 HC_VMM_EXIT_MAX_NS);
 	return rng_range(&g->rng, desc->min_ns, desc->max_ns);
 }
 
 static void plan_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx,
-		      u32 guest_ns, int pio, int mmio)
+		      u32 guest_ns, const struct exit_access *a)
 {
 	const struct exit_desc *desc = &g->sc->exits[idx];
 	struct exit_plan p = {
 		.g = g,
 		.v = v,
-		.duration = exit_duration(g, desc, mmio),
+		.duration = exit_duration(g, desc, a),
 	};
 	struct step *s = add_step(v, TP_KVM_EXIT, guest_ns);
 
 	s->idx = idx;
-	set_exit_info(g->sc, s, desc, pio, mmio);
-	if (pio >= 0)
-		plan_pio(&p, pio);
-	if (mmio >= 0)
-		plan_mmio(&p, mmio);
+	set_exit_info(g->sc, s, desc, a);
+	if (a->pio >= 0)
+		plan_pio(&p, a->pio);
+	if (a->mmio >= 0)
+		plan_mmio(&p, a->mmio);
+	if (a->msr >= 0)
+		plan_msr(&p, a->msr);
+	if (a->hc >= 0)
+		plan_hypercall(&p, a->hc);
 	add_step(v, TP_KVM_ENTRY, p.duration - p.elapsed);
 }
 
@@ -1524,18 +1881,58 @@ static int pick_mmio_target(struct kvmgen *g, unsigned int kinds)
 	return -1;
 }
 
+/* An MSR access in one of the directions dirs (MSR_RD, MSR_WR) */
+static int pick_msr_target(struct kvmgen *g, unsigned int dirs)
+{
+	unsigned int i, total = 0, r;
+
+	for (i = 0; i < NR_MSR_TARGETS; i++) {
+		if (msr_targets[i].dir & dirs)
+			total += msr_targets[i].weight;
+	}
+	r = rng_below(&g->rng, total);
+	for (i = 0; i < NR_MSR_TARGETS; i++) {
+		if (!(msr_targets[i].dir & dirs))
+			continue;
+		if (r < msr_targets[i].weight)
+			return i;
+		r -= msr_targets[i].weight;
+	}
+	return -1;
+}
+
+static int pick_hc_target(struct kvmgen *g)
+{
+	unsigned int i, total = 0, r;
+
+	for (i = 0; i < NR_HC_TARGETS; i++)
+		total += hc_targets[i].weight;
+	r = rng_below(&g->rng, total);
+	for (i = 0; i < NR_HC_TARGETS - 1; i++) {
+		if (r < hc_targets[i].weight)
+			break;
+		r -= hc_targets[i].weight;
+	}
+	return i;
+}
+
 static void plan_random_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
 {
 	unsigned int idx = pick_exit(g);
 	const struct exit_desc *desc = &g->sc->exits[idx];
-	int pio = -1, mmio = -1;
+	struct exit_access a;
 
+	no_access(&a);
 	if (desc->work == WORK_PIO)
-		pio = pick_pio_target(g);
+		a.pio = pick_pio_target(g);
 	else if (desc->work == WORK_MMIO &&
 		 rng_below(&g->rng, 100) < desc->mmio_pct)
-		mmio = pick_mmio_target(g, desc->mmio_kinds);
-	plan_exit(g, v, idx, guest_ns, pio, mmio);
+		a.mmio = pick_mmio_target(g, desc->kinds);
+	else if (desc->work == WORK_MSR)
+		a.msr = pick_msr_target(g, desc->kinds);
+	else if (desc->work == WORK_HYPERCALL)
+		a.hc = pick_hc_target(g);
+	plan_exit(g, v, idx, guest_ns, &a);
 }
 
 static unsigned int find_exit_by_work(const struct scenario *sc,
@@ -1545,7 +1942,7 @@ static unsigned int find_exit_by_work(const struct scenario *sc,
 
 	for (i = 0; i < sc->nr_exits; i++) {
 		if (sc->exits[i].work == work &&
-		    (!kinds || sc->exits[i].mmio_kinds & kinds))
+		    (!kinds || sc->exits[i].kinds & kinds))
 			return i;
 	}
 	return 0;
@@ -1553,22 +1950,33 @@ static unsigned int find_exit_by_work(const struct scenario *sc,
 
 /*
  * The recording stops while the vcpu is inside its last exit: vcpu 0 has
- * already traced an OUT, vcpu 1 an MMIO write, the others only kvm_exit.
+ * already traced an OUT, vcpu 1 an MMIO write, vcpu 2 an MSR write, the
+ * others only kvm_exit.
  */
 static void plan_cut_off_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
 {
 	const struct scenario *sc = g->sc;
 	unsigned int first = v->nr_steps;
+	struct exit_access a;
 
+	no_access(&a);
 	switch (v->id) {
 	case 0:
+		a.pio = PIO_COM1_DATA_OUT;
 		plan_exit(g, v, find_exit_by_work(sc, WORK_PIO, 0), guest_ns,
-			  PIO_COM1_DATA_OUT, -1);
+			  &a);
 		v->nr_steps = first + 2;
 		break;
 	case 1:
+		a.mmio = MMIO_TIMER_COUNT_W;
 		plan_exit(g, v, find_exit_by_work(sc, WORK_MMIO, MMIO_APIC),
-			  guest_ns, -1, MMIO_TIMER_COUNT_W);
+			  guest_ns, &a);
+		v->nr_steps = first + 2;
+		break;
+	case 2:
+		a.msr = MSR_TSC_DEADLINE_W;
+		plan_exit(g, v, find_exit_by_work(sc, WORK_MSR, MSR_WR),
+			  guest_ns, &a);
 		v->nr_steps = first + 2;
 		break;
 	default:
@@ -1645,6 +2053,8 @@ static void init_vcpu(struct kvmgen *g, unsigned int i,
 			(i < g->nr_exits % g->nr_vcpus);
 	v->pending_mmio = -1;
 	v->pending_pio = -1;
+	v->pending_msr = -1;
+	v->pending_hc = -1;
 	/* Tools learn the vcpu id from kvm_entry: start with one. */
 	add_step(v, TP_KVM_ENTRY, rng_range(&g->rng, 1, 5000));
 }
@@ -1714,6 +2124,12 @@ static void run_step(struct kvmgen *g, struct vcpu *v)
 		break;
 	case TP_KVM_USERSPACE_EXIT:
 		emit_kvm_userspace_exit(g, v, s);
+		break;
+	case TP_KVM_MSR:
+		emit_kvm_msr(g, v, s);
+		break;
+	case TP_KVM_HYPERCALL:
+		emit_kvm_hypercall(g, v, s);
 		break;
 	case NR_KVM_TPS:
 	default:
@@ -2166,6 +2582,18 @@ static void write_truth_cells(const struct kvmgen *g, FILE *fp)
 			write_truth_cell(fp, "ioport", label, g->pio_keys[i],
 					 &t->ioport[vcpu][i]);
 	}
+	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
+		for (i = 0; i < NR_MSR_TARGETS; i++)
+			write_truth_cell(fp, "msr", label, g->msr_keys[i],
+					 &t->msr[vcpu][i]);
+	}
+	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
+		for (i = 0; i < NR_HC_TARGETS; i++)
+			write_truth_cell(fp, "hypercall", label, g->hc_keys[i],
+					 &t->hypercall[vcpu][i]);
+	}
 }
 
 static void init_keys(struct kvmgen *g)
@@ -2193,6 +2621,15 @@ static void init_keys(struct kvmgen *g)
 		snprintf(g->pio_keys[i], KEY_MAX, "%#x:%s", p->port,
 			 p->rw == KVM_PIO_OUT ? "POUT" : "PIN");
 	}
+	for (i = 0; i < NR_MSR_TARGETS; i++) {
+		const struct msr_target *m = &msr_targets[i];
+
+		snprintf(g->msr_keys[i], KEY_MAX, "%#x:%s", m->index,
+			 m->dir == MSR_WR ? "W" : "R");
+	}
+	for (i = 0; i < NR_HC_TARGETS; i++)
+		snprintf(g->hc_keys[i], KEY_MAX, "%llu",
+			 (unsigned long long)hc_targets[i].nr);
 }
 
 static int write_truth(const struct kvmgen *g, const char *data_path)
