@@ -63,6 +63,20 @@ expect_samples "$dir/userspace" HLT 1
 grep -q "^Samples without time:1 (no end event:1, no begin event:0)\.$" "$dir/userspace" ||
 	{ echo "FAIL: userspace: only the HLT exit may lack a time"; cat "$dir/userspace"; err=1; }
 
+# Recorded by perf kvm stat record or perf record -e 'kvm:*': the same keys.
+taskset -c 0 perf kvm stat record -q -o "$dir/stat.data" -- \
+	perf test -w kvmguest 7 5 4 3 > /dev/null 2>&1 || err=1
+taskset -c 0 perf record -q -e 'kvm:*' -o "$dir/all.data" -- \
+	perf test -w kvmguest 7 5 4 3 > /dev/null 2>&1 || err=1
+for data in "$dir/stat.data" "$dir/all.data"; do
+	perf kvm-events report -i "$data" --event ioport > "$dir/other" || err=1
+	expect_samples "$dir/other" 0x500:POUT 7
+	expect_samples "$dir/other" 0x501:PIN 5
+	perf kvm-events report -i "$data" --event mmio > "$dir/other" || err=1
+	expect_samples "$dir/other" 0x80000:W 4
+	expect_samples "$dir/other" 0x80010:R 3
+done
+
 # Through a pipe: the same report as from the file.
 if ! taskset -c 0 perf kvm-events record -q -o - -- perf test -w kvmguest 7 5 4 3 2> /dev/null |
      perf kvm-events report -i - --event ioport > "$dir/pipe-ioport"; then
