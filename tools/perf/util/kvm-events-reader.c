@@ -415,8 +415,9 @@ static int reader__walk(struct reader *r, u8 *data, size_t size,
 		union perf_event *event = (union perf_event *)(data + head);
 		u16 event_size = event->header.size;
 
-		if (event_size < sizeof(struct perf_event_header)) {
-			pr_err("%s: record at offset %#" PRIx64 " has size %u, smaller than its header\n",
+		/* perf writes every record 8-byte aligned and sized. */
+		if (event_size < sizeof(struct perf_event_header) || event_size % 8) {
+			pr_err("%s: record at offset %#" PRIx64 " has size %u, not a multiple of 8 of at least its header\n",
 			       r->path, file_offset + head, event_size);
 			return -EINVAL;
 		}

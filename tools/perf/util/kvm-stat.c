@@ -129,11 +129,17 @@ static struct tep_format_field *find_field(struct tep_event *format,
 	return field;
 }
 
+/* A field past what a sample can hold makes every sample too short. */
 static void fit_raw_size(struct kvm_events_decoder *dec,
 			 const struct tep_format_field *field)
 {
-	if (field && (u32)(field->offset + field->size) > dec->min_raw_size)
-		dec->min_raw_size = field->offset + field->size;
+	u64 end;
+
+	if (!field)
+		return;
+	end = field->offset < 0 ? UINT32_MAX : (u64)field->offset + field->size;
+	if (end > dec->min_raw_size)
+		dec->min_raw_size = min_t(u64, end, UINT32_MAX);
 }
 
 /*
