@@ -972,6 +972,8 @@ static int compare_outliers(const void *a, const void *b)
 /* Slowest first; the heap is no heap after this. */
 void kvm_events_report__sort_top(struct kvm_events_report *report)
 {
+	if (!report->nr_top)
+		return;
 	qsort(report->top, report->nr_top, sizeof(*report->top),
 	      compare_outliers);
 }
