@@ -1210,7 +1210,7 @@ static int kvm_events_report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "csv", &kvm.csv, "print every statistic as CSV"),
 	OPT_BOOLEAN('f', "force", &kvm.force, "don't complain, do it"),
 	OPT_INTEGER(0, "threads", &kvm.threads,
-		    "1: read and pair in one thread, 2: read in a second one (default: 2 for large files on hosts with 2 CPUs or more)"),
+		    "1 (default): read and pair in one thread, 2: read in a second one"),
 	OPT_BOOLEAN(0, "generic-reader", &kvm.generic_reader,
 		    "read through perf's session code, not the faster reader of the data section"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
