@@ -6,6 +6,10 @@
 # checkpatch (from the base tree) on our files and on each patch of the
 # series, then `perf test kvm-events`, which runs the C suite and the
 # shell tests.  Ends with a "N passed, N failed, N skipped" line.
+#
+# With SANITIZER_LOG set (the log_path of ASAN_OPTIONS and UBSAN_OPTIONS),
+# each sanitizer report that any perf process of the run wrote there is
+# printed and counted as a failure.
 set -u
 
 perf=$1
@@ -50,6 +54,8 @@ done
 # perf test finds the shell tests in ./tools/perf/tests/shell and runs
 # them with the perf under test first in PATH.
 log=$(mktemp)
+san_log=${SANITIZER_LOG:-}
+[ -n "$san_log" ] && rm -f "$san_log".*
 PATH="$(dirname "$perf"):$PATH" "$perf" test kvm-events > "$log" 2>&1
 cat "$log"
 p=$(grep -E -c ': Ok$' "$log")
@@ -62,6 +68,16 @@ fi
 passed=$((passed + p))
 failed=$((failed + f))
 skipped=$((skipped + s))
+if [ -n "$san_log" ]; then
+	shown=0
+	for r in "$san_log".*; do
+		[ -f "$r" ] || continue
+		# the first few in full; the others are often the same bug
+		[ $shown -lt 3 ] && cat "$r"
+		shown=$((shown + 1))
+		fail "sanitizer report $r"
+	done
+fi
 
 echo
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -40,5 +40,5 @@ done
 		{ echo "error: $f is in no patch; list it in patches/series" >&2; exit 1; }
 done
 
-git format-patch -q --no-signature -o "$out" HEAD~$(grep -vc '^#' "$top/patches/series")
+git format-patch -q --binary --no-signature -o "$out" HEAD~$(grep -vc '^#' "$top/patches/series")
 echo "  SERIES $out: $(ls "$out" | wc -l) patches"

@@ -1,0 +1,328 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fuzz.sh --deps
+#	Install AFL++ and llvm-symbolizer from Debian: as root with apt-get,
+#	otherwise print the exact apt-get line and fail.
+#
+# fuzz.sh FUZZPERF PERF DIR [SECONDS [SANPERF]]
+#	Coverage-guided fuzzing of `perf kvm-events report -i FILE` with
+#	AFL++ in file mode.  FUZZPERF is perf built with afl-clang-fast and
+#	ASan, PERF the normal build, which makes the seeds.
+#
+#	The time (default 300 s) is split over six rounds, one per analysis,
+#	each with other report options, so that both readers (the fast one,
+#	in one thread or two, and --generic-reader) and every output are
+#	fuzzed.  Each round starts from the seeds and from what the rounds
+#	before it found, and runs one afl-fuzz per core.  Then every crash
+#	and hang is run again for its report, and all inputs are grouped by
+#	where they fail.
+#	With SANPERF (perf built with ASan and UBSan by gcc), every input the
+#	fuzzers kept is also run through it, which finds undefined behaviour
+#	that the fuzzing build does not check.
+#
+#	Everything goes to DIR: seeds/, out-EVENT/ (afl-fuzz's folders) and
+#	found/, where each failing input NAME.data has NAME.cmd, the report
+#	command, and NAME.report, its sanitizer report.  Ends with the
+#	executions run and the crashes and hangs found.
+#
+#	Environment: FUZZ_JOBS (afl-fuzz per round, default the number of
+#	cores), FUZZ_TIMEOUT (ms one report may take before it counts as a
+#	hang, default 1000), FUZZ_HANG_SECONDS (how long a hang must last
+#	when run again, default 10).
+set -u
+
+PKGS="afl++ llvm-14"
+
+deps() {
+	missing=""
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "error: missing fuzzing packages; as root run: apt-get install -y$missing" >&2
+		return 1
+	fi
+	echo "  DEPS   installing:$missing"
+	apt-get update -qq > /dev/null ||
+		{ echo "error: apt-get update failed" >&2; return 1; }
+	apt-get install -y -qq --no-install-recommends $missing > /dev/null ||
+		{ echo "error: apt-get install -y$missing failed" >&2; return 1; }
+}
+
+if [ "${1:-}" = --deps ]; then
+	deps
+	exit
+fi
+if [ $# -lt 3 ]; then
+	echo "usage: $0 --deps | FUZZPERF PERF DIR [SECONDS [SANPERF]]" >&2
+	exit 2
+fi
+deps || exit 1
+
+fperf=$1
+perf=$2
+dir=$3
+seconds=${4:-300}
+sperf=${5:-}
+jobs=${FUZZ_JOBS:-$(nproc)}
+timeout=${FUZZ_TIMEOUT:-1000}
+hang_seconds=${FUZZ_HANG_SECONDS:-10}
+
+# One round per analysis: its name, then the report's options.  The same
+# sets as tools/perf/tests/shell/kvm-events-fuzz-inputs.sh runs.
+rounds=(
+	"vmexit --event vmexit --stats --histogram --top 3 --split-idle"
+	"mmio --event mmio --key p99 --threads 2 --per-vcpu --json"
+	"ioport --event ioport --vcpu 1 --generic-reader --csv"
+	"userspace --event userspace --per-vm"
+	"msr --event msr --duration 1 --fields samples,p50,max"
+	"hypercall --event hypercall --key name --threads 2"
+)
+per_round=$((seconds / ${#rounds[@]}))
+[ "$per_round" -ge 10 ] || per_round=10
+
+# afl-fuzz wants ASan to abort and not to symbolize.  No leak checks and
+# no allocation stacks while fuzzing: the stacks halve the speed, and each
+# failing input is run again with them.  An allocation of more than 1 GiB
+# fails as malloc may: a hostile size in the file otherwise has ASan
+# poison gigabytes of shadow, which takes seconds and looks like a hang.
+common_asan="detect_leaks=0:allocator_may_return_null=1:max_allocation_size_mb=1024"
+fuzz_asan="$common_asan:abort_on_error=1:symbolize=0:malloc_context_size=0"
+# handle_abort: a hang is stopped with SIGABRT, and ASan shows its stack.
+show_asan="$common_asan:abort_on_error=1:symbolize=1:handle_abort=1"
+# The suppressions of make check SANITIZE=1: UB in upstream code.
+ubsan="print_stacktrace=1:halt_on_error=1:abort_on_error=1"
+ubsan="$ubsan:suppressions=$(cd "$(dirname "$0")" && pwd)/ubsan.supp"
+[ -x /usr/lib/llvm-14/bin/llvm-symbolizer ] &&
+	export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer
+# AFL_FAST_CAL: 3 runs of each seed rather than 8 before fuzzing.
+export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_FAST_CAL=1
+# A piped core_pattern makes afl-fuzz refuse to start; that is the host's
+# setting, not ours to change.
+case $(cat /proc/sys/kernel/core_pattern 2> /dev/null) in
+"|"*) export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 ;;
+esac
+
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+start=$(date +%s)
+
+# Seeds: small generated recordings of every scenario, and a recording of
+# the bundled KVM guest where this host can make one.
+rm -rf "$dir/seeds"
+mkdir -p "$dir/seeds"
+for s in vmx svm vmx-old unpaired; do
+	"$perf" test -w kvmgen "$dir/seeds/$s.data" "$s" 8 > /dev/null ||
+		{ echo "error: $perf test -w kvmgen $s failed" >&2; exit 1; }
+	# the ground truth files beside it are no seeds
+	rm -f "$dir/seeds/$s.data."*
+done
+if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
+   "$perf" kvm-events record -q -o "$dir/seeds/guest.data" -- \
+	"$perf" test -w kvmguest 5 3 4 2 > "$dir/record.log" 2>&1; then
+	rm -f "$dir/seeds/guest.data.old"
+else
+	rm -f "$dir/seeds/guest.data"*
+	echo "  FUZZ   no recording of the KVM guest on this host: generated seeds only"
+fi
+
+rm -rf "$dir"/out-* "$dir"/in-*
+for round in "${rounds[@]}"; do
+	event=${round%% *}
+	opts=${round#* }
+	out="$dir/out-$event"
+	in="$dir/in-$event"
+	mkdir -p "$in"
+	cp "$dir"/seeds/* "$in"/
+	# What the rounds before found, new coverage beyond their seeds, is a
+	# seed of this one.  Not their whole queues: those hold their seeds
+	# too, and would grow from round to round.
+	n=0
+	for f in "$dir"/out-*/*/queue/id:*src:*+cov*; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		cp "$f" "$in/prev-$n"
+	done
+	nr_seeds=$(ls "$in" | wc -l)
+	echo "  FUZZ   perf kvm-events report $opts: ${per_round}s," \
+		"$jobs afl-fuzz, $nr_seeds seeds"
+	pids=""
+	for i in $(seq 1 "$jobs"); do
+		if [ "$i" = 1 ]; then
+			role="-M main"
+		else
+			role="-S sec$i"
+		fi
+		ASAN_OPTIONS=$fuzz_asan afl-fuzz $role -i "$in" -o "$out" \
+			-t "$timeout" -V "$per_round" -- \
+			"$fperf" kvm-events report $opts -i @@ \
+			< /dev/null > "$dir/afl-$event-$i.log" 2>&1 &
+		pids="$pids $!"
+	done
+	rc=0
+	for p in $pids; do
+		wait "$p" || rc=1
+	done
+	if [ $rc -ne 0 ] || ! ls "$out"/*/fuzzer_stats > /dev/null 2>&1; then
+		echo "error: afl-fuzz failed, see $dir/afl-$event-*.log:" >&2
+		tail -n 15 "$dir/afl-$event-1.log" >&2
+		exit 1
+	fi
+done
+fuzzed=$(date +%s)
+
+# signature REPORT: the kind of failure, where it happened, and the first
+# frame in perf's own code when that is not the same.
+signature() {
+	awk '
+	function frame(line,   s) {
+		if (match(line, / in [^ ]+ [^ ]+/)) {
+			s = substr(line, RSTART + 4, RLENGTH - 4)
+			sub(/ .*\//, " ", s)
+			sub(/:[0-9]+$/, "", s)
+			gsub(/[()]/, "", s)
+			return s
+		}
+		if (match(line, /\([^)]*\+0x[0-9a-f]+\)/)) {
+			s = substr(line, RSTART + 1, RLENGTH - 2)
+			sub(/.*\//, "", s)
+			return s
+		}
+		return "?"
+	}
+	/runtime error:/ && !kind {
+		kind = $0
+		sub(/^[^ ]* runtime error: /, "", kind)
+		sub(/:.*/, "", kind)
+		gsub(/0x[0-9a-f]+/, "0x...", kind)
+		kind = "UB " kind
+		where = $1
+		sub(/:[0-9]+:$/, "", where)
+		next
+	}
+	/ERROR: AddressSanitizer: / && !kind {
+		s = $0
+		sub(/.*AddressSanitizer: /, "", s)
+		split(s, w, " ")
+		kind = w[1]
+		next
+	}
+	# frames of the sanitizers themselves say nothing of where it happened
+	/^ *#[0-9]+ .*(__asan|__sanitizer|__interceptor|__ubsan|StrstrCheck)/ {
+		next
+	}
+	kind && /^ *#[0-9]+ / && !top {
+		top = frame($0)
+		if (where == "")
+			where = top
+	}
+	kind && /^ *#[0-9]+ .* in .*(tools\/perf\/|util\/|builtin-|lib\/)[^ ]*\.c:/ && !ours {
+		ours = frame($0)
+	}
+	END {
+		if (!kind)
+			exit
+		if (hang)
+			kind = "hang"
+		if (where == "")
+			print kind ", no stack"
+		else if (ours == "" || index(where, ours) == 1)
+			print kind " in " where
+		else
+			print kind " in " where ", from " ours
+	}' hang="$2" "$1"
+}
+
+# run_again PERF OPTIONS NAME: the report of DIR/found/NAME.data
+run_again() {
+	runner=$1
+	opts=$2
+	name=$3
+	echo "perf kvm-events report $opts -i $name.data" > "$dir/found/$name.cmd"
+	# in a subshell, whose stderr takes the shell's "Aborted" notes
+	rc=$( (ASAN_OPTIONS=$show_asan UBSAN_OPTIONS=$ubsan \
+		timeout -s ABRT -k 5 "$hang_seconds" "$runner" kvm-events report \
+		$opts -i "$dir/found/$name.data" \
+		> /dev/null 2> "$dir/found/$name.report"; echo $?) 2> /dev/null)
+	echo "exit $rc" >> "$dir/found/$name.report"
+	hang=""
+	[ "$rc" = 124 ] && hang=1
+	sig=$(signature "$dir/found/$name.report" "$hang")
+	[ -n "$sig" ] || sig="no failure when run again (exit $rc)"
+	echo "$sig" > "$dir/found/$name.sig"
+	# ASan of clang may fail to unwind what ASan of gcc can
+	case $sig in
+	*", no stack")
+		[ -n "$sperf" ] && [ "$runner" != "$sperf" ] &&
+			run_again "$sperf" "$opts" "$name" ;;
+	esac
+}
+
+rm -rf "$dir/found"
+mkdir -p "$dir/found"
+for round in "${rounds[@]}"; do
+	event=${round%% *}
+	opts=${round#* }
+	for f in "$dir/out-$event"/*/crashes/id:* "$dir/out-$event"/*/hangs/id:*; do
+		[ -f "$f" ] || continue
+		inst=$(basename "$(dirname "$(dirname "$f")")")
+		kind=$(basename "$(dirname "$f")")
+		id=$(basename "$f" | cut -d, -f1 | cut -d: -f2)
+		name="$event-$inst-${kind%s}-$id"
+		cp "$f" "$dir/found/$name.data"
+		run_again "$fperf" "$opts" "$name"
+	done
+done
+
+# What the fuzzing build does not check: undefined behaviour.
+if [ -n "$sperf" ]; then
+	echo "  FUZZ   every kept input through $sperf (ASan, UBSan)"
+	for round in "${rounds[@]}"; do
+		event=${round%% *}
+		opts=${round#* }
+		for f in "$dir/out-$event"/*/queue/id:*; do
+			[ -f "$f" ] || continue
+			rc=$( (ASAN_OPTIONS=$common_asan:abort_on_error=1 \
+				UBSAN_OPTIONS=$ubsan timeout -s KILL "$hang_seconds" \
+				"$sperf" kvm-events report $opts \
+				-i "$f" > /dev/null 2> "$dir/replay.err"; echo $?) 2> /dev/null)
+			[ "$rc" -ge 128 ] && [ "$rc" -ne 137 ] || continue
+			sig=$(signature "$dir/replay.err" "")
+			# one input for each new failure
+			grep -q -x -F "$sig" "$dir"/found/*.sig 2> /dev/null && continue
+			inst=$(basename "$(dirname "$(dirname "$f")")")
+			id=$(basename "$f" | cut -d, -f1 | cut -d: -f2)
+			name="$event-$inst-san-$id"
+			cp "$f" "$dir/found/$name.data"
+			run_again "$sperf" "$opts" "$name"
+		done
+	done
+	rm -f "$dir/replay.err"
+fi
+
+sum_stat() {
+	# sum_stat NAME: NAME added up over every afl-fuzz of every round
+	cat "$dir"/out-*/*/fuzzer_stats 2> /dev/null |
+		awk -v k="$1" '$1 == k { n += $3 } END { print n + 0 }'
+}
+
+execs=$(sum_stat execs_done)
+crashes=$(sum_stat saved_crashes)
+hangs=$(sum_stat saved_hangs)
+echo
+echo "Inputs kept as crashes or hangs, grouped by where they fail when run again:"
+for s in "$dir"/found/*.sig; do
+	[ -f "$s" ] || continue
+	echo "$(cat "$s")	found/$(basename "$s" .sig).data"
+done | sort | awk -F'\t' '
+	function show() { printf "%5d  %s\n       e.g. %s\n", n, last, eg }
+	$1 != last { if (n) show(); last = $1; eg = $2; n = 0 }
+	{ n++ }
+	END { if (n) show() }'
+echo
+echo "Inputs and reports in $dir/found; $(($(date +%s) - fuzzed))s to run them again."
+echo "fuzz: $execs executions in $((fuzzed - start))s ($seconds s asked)," \
+	"$crashes crashes, $hangs hangs"
