@@ -1590,6 +1590,7 @@ static int live__read(struct live *live)
 	kvm->tool.finished_round = live_round;
 	kvm->generic_reader = true;
 	ret = read_events(kvm);
+	free_decoders(kvm->session->evlist);
 	if (!ret && !has_kvm_tracepoints(kvm->session->evlist)) {
 		pr_err("perf kvm-events live: the recording holds no kvm tracepoint\n");
 		ret = -EINVAL;

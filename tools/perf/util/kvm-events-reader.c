@@ -361,8 +361,11 @@ static int reader__flush(struct reader *r, u64 limit)
 	reader__sort(r);
 	for (i = 0; !ret && i < r->nr_queued && r->queue[i].time <= limit; i++)
 		ret = reader__deliver(r, &r->queue[i]);
-	memmove(r->queue, r->queue + i, (r->nr_queued - i) * sizeof(*r->queue));
-	r->nr_queued -= i;
+	/* Nothing delivered may also mean nothing ever queued: no queue. */
+	if (i) {
+		memmove(r->queue, r->queue + i, (r->nr_queued - i) * sizeof(*r->queue));
+		r->nr_queued -= i;
+	}
 	return ret;
 }
 
