@@ -4,7 +4,8 @@
 # Make sure the Debian packages the build and the tests need are installed.
 # As root, install what is missing; otherwise print the exact apt-get line.
 
-PKGS="gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl"
+# deps.sh [PACKAGE...]: those packages instead of the build's
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl}
 
 missing=""
 for p in $PKGS; do
@@ -14,7 +15,7 @@ done
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "error: missing build packages; as root run: apt-get install -y$missing" >&2
+	echo "error: missing packages; as root run: apt-get install -y$missing" >&2
 	exit 1
 fi
 echo "  DEPS   installing:$missing"

@@ -35,21 +35,7 @@ set -u
 PKGS="afl++ llvm-14"
 
 deps() {
-	missing=""
-	for p in $PKGS; do
-		dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "ok installed" ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" != 0 ]; then
-		echo "error: missing fuzzing packages; as root run: apt-get install -y$missing" >&2
-		return 1
-	fi
-	echo "  DEPS   installing:$missing"
-	apt-get update -qq > /dev/null ||
-		{ echo "error: apt-get update failed" >&2; return 1; }
-	apt-get install -y -qq --no-install-recommends $missing > /dev/null ||
-		{ echo "error: apt-get install -y$missing failed" >&2; return 1; }
+	"$(dirname "$0")/deps.sh" $PKGS
 }
 
 if [ "${1:-}" = --deps ]; then

@@ -897,16 +897,19 @@ static void json_filter(const char *name, const char *value, FILE *fp)
 		fprintf(fp, "null");
 }
 
-/* Shares are of the key's group, as in the tables. */
+/*
+ * Shares are of the key's group, as in the tables.  Keys come sorted by
+ * group: the totals are summed once per group, at its first key.
+ */
 static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
 			 struct table_totals *totals)
 {
 	size_t j;
 
+	if (i && keys[i - 1]->group == keys[i]->group)
+		return;
 	totals->samples = totals->total_ns = 0;
-	for (j = 0; j < nr; j++) {
-		if (keys[j]->group != keys[i]->group)
-			continue;
+	for (j = i; j < nr && keys[j]->group == keys[i]->group; j++) {
 		totals->samples += keys[j]->samples;
 		totals->total_ns += keys[j]->total_ns;
 	}
@@ -917,6 +920,7 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 {
 	const struct kvm_events_totals *t = &kvm->report.totals;
 	char duration[32];
+	struct table_totals totals = { 0, 0 };
 	size_t i;
 	int tp;
 
@@ -936,8 +940,6 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 	json_filter("duration_us", kvm->duration_us > 0 ? duration : NULL, fp);
 	fprintf(fp, "},\n  \"keys\": [\n");
 	for (i = 0; i < nr; i++) {
-		struct table_totals totals;
-
 		group_totals(keys, nr, i, &totals);
 		json_key(kvm, keys[i], &totals, fp);
 		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
@@ -961,6 +963,7 @@ static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
 		      size_t nr, FILE *fp)
 {
 	const struct kvm_events_totals *t = &kvm->report.totals;
+	struct table_totals totals = { 0, 0 };
 	size_t i;
 
 	fprintf(fp, "# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
@@ -976,7 +979,6 @@ static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
 	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];
-		struct table_totals totals;
 
 		group_totals(keys, nr, i, &totals);
 		fprintf(fp, "%u,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
