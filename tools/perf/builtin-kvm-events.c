@@ -40,20 +40,8 @@
 #include "util/tool.h"
 #include "util/tracepoint.h"
 
-/*
- * What record asks for: every tracepoint an analysis reads.  Those the
- * running kernel lacks are left out, as long as one of them exists.
- */
-static const char * const recorded_tracepoints[] = {
-	"kvm:kvm_exit",
-	"kvm:kvm_entry",
-	"kvm:kvm_mmio",
-	"kvm:kvm_pio",
-	"kvm:kvm_userspace_exit",
-	"kvm:kvm_fpu",
-	"kvm:kvm_msr",
-	"kvm:kvm_hypercall",
-};
+/* Room for the tracepoints record asks for: util/kvm-stat.c's kvm_tps[] */
+#define MAX_RECORDED_TRACEPOINTS	64
 
 enum output_format {
 	OUTPUT_TABLE,
@@ -126,11 +114,13 @@ static void explain_missing_tracepoints(void)
 /* perf record with the kvm tracepoints; @output, if set, is its -o. */
 static int kvm_events_record_to(int argc, const char **argv, const char *output)
 {
+	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
+	int i, rec_argc = 0, found = 0, ret, nr;
 	const char **rec_argv;
-	int i, rec_argc = 0, found = 0, ret;
 
-	rec_argv = calloc(argc + 2 * ARRAY_SIZE(recorded_tracepoints) + 10,
-			  sizeof(*rec_argv));
+	/* Every tracepoint an analysis reads, of any architecture. */
+	nr = kvm_events_tracepoints(tracepoints, ARRAY_SIZE(tracepoints));
+	rec_argv = calloc(argc + 2 * nr + 10, sizeof(*rec_argv));
 	if (!rec_argv)
 		return -ENOMEM;
 
@@ -141,14 +131,15 @@ static int kvm_events_record_to(int argc, const char **argv, const char *output)
 	rec_argv[rec_argc++] = "1";
 	rec_argv[rec_argc++] = "-m";
 	rec_argv[rec_argc++] = "1024";
-	for (i = 0; i < (int)ARRAY_SIZE(recorded_tracepoints); i++) {
-		if (!is_valid_tracepoint(recorded_tracepoints[i])) {
+	for (i = 0; i < nr; i++) {
+		/* The running kernel has those of its architecture. */
+		if (!is_valid_tracepoint(tracepoints[i])) {
 			pr_debug("kvm-events: %s is not available, not recorded\n",
-				 recorded_tracepoints[i]);
+				 tracepoints[i]);
 			continue;
 		}
 		rec_argv[rec_argc++] = "-e";
-		rec_argv[rec_argc++] = recorded_tracepoints[i];
+		rec_argv[rec_argc++] = tracepoints[i];
 		found++;
 	}
 	if (!found) {
@@ -766,11 +757,17 @@ static void print_no_samples(struct kvm_events *kvm, FILE *fp)
 	const struct kvm_events_totals *t = &kvm->report.totals;
 	int tp;
 
+	const char *sep = "";
+
 	fprintf(fp, "No %s samples; kvm events read:",
 		kvm_events_analysis__name(kvm->report.analysis));
-	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
-		fprintf(fp, " %s %" PRIu64 "%s", kvm_events_tp__name(tp),
-			t->by_tp[tp], tp + 1 < KVM_EVENTS_TP__NR ? "," : ".\n");
+	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++) {
+		if (!t->by_tp[tp])
+			continue;
+		fprintf(fp, "%s %s %" PRIu64, sep, kvm_events_tp__name(tp), t->by_tp[tp]);
+		sep = ",";
+	}
+	fprintf(fp, "%s.\n", *sep ? "" : " none");
 }
 
 static void print_top(struct kvm_events *kvm, FILE *fp)

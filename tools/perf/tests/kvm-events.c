@@ -74,6 +74,53 @@ static const char kvm_pio_no_port[] =
 	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"pio_%u\", REC->rw\n";
 
+/*
+ * The exit tracepoints of the other architectures and the x86 nested and
+ * halt ones, as their 6.12 TP_STRUCT__entry lay them out on 64-bit hosts.
+ */
+#define FIELD(decl, offset, size, is_signed)			\
+	"\tfield:" decl ";\toffset:" #offset ";\tsize:" #size ";\tsigned:" #is_signed ";\n"
+#define FORMAT(name, id, fields)					\
+	"name: " name "\nID: " #id "\nformat:\n" COMMON_FIELDS fields	\
+	"\nprint fmt: \"" name "\"\n"
+
+static const char arm64_exit[] = FORMAT("kvm_exit", 70,
+	FIELD("int ret", 8, 4, 1) FIELD("unsigned int esr_ec", 12, 4, 0)
+	FIELD("unsigned long vcpu_pc", 16, 8, 0));
+static const char arm64_entry[] = FORMAT("kvm_entry", 71,
+	FIELD("unsigned long vcpu_pc", 8, 8, 0));
+static const char arm64_wfx[] = FORMAT("kvm_wfx_arm64", 72,
+	FIELD("unsigned long vcpu_pc", 8, 8, 0) FIELD("bool is_wfe", 16, 1, 0));
+static const char riscv_exit[] = FORMAT("kvm_exit", 80,
+	FIELD("unsigned long sepc", 8, 8, 0) FIELD("unsigned long scause", 16, 8, 0)
+	FIELD("unsigned long stval", 24, 8, 0) FIELD("unsigned long htval", 32, 8, 0)
+	FIELD("unsigned long htinst", 40, 8, 0));
+static const char loongarch_exit[] = FORMAT("kvm_exit", 90,
+	FIELD("unsigned int vcpu_id", 8, 4, 0) FIELD("unsigned long pc", 16, 8, 0)
+	FIELD("unsigned int reason", 24, 4, 0));
+static const char loongarch_idle[] = FORMAT("kvm_exit_idle", 91,
+	FIELD("unsigned int vcpu_id", 8, 4, 0) FIELD("unsigned long pc", 16, 8, 0)
+	FIELD("unsigned int reason", 24, 4, 0));
+static const char loongarch_reenter[] = FORMAT("kvm_reenter", 92,
+	FIELD("unsigned int vcpu_id", 8, 4, 0) FIELD("unsigned long pc", 16, 8, 0));
+static const char s390_exit[] = FORMAT("kvm_s390_sie_exit", 100,
+	FIELD("int id", 8, 4, 1) FIELD("unsigned long pswmask", 16, 8, 0)
+	FIELD("unsigned long pswaddr", 24, 8, 0) FIELD("u8 icptcode", 32, 1, 0));
+static const char ppc_exit[] = FORMAT("kvm_guest_exit", 110,
+	FIELD("int vcpu_id", 8, 4, 1) FIELD("int trap", 12, 4, 1)
+	FIELD("unsigned long pc", 16, 8, 0) FIELD("unsigned long msr", 24, 8, 0)
+	FIELD("u8 ceded", 32, 1, 0));
+static const char nested_exit[] = FORMAT("kvm_nested_vmexit", 120,
+	FIELD("unsigned int exit_reason", 8, 4, 0)
+	FIELD("unsigned long guest_rip", 16, 8, 0) FIELD("u32 isa", 24, 4, 0)
+	FIELD("unsigned int vcpu_id", 56, 4, 0));
+static const char nested_inject[] = FORMAT("kvm_nested_vmexit_inject", 121,
+	FIELD("__u32 exit_code", 8, 4, 0) FIELD("__u64 exit_info1", 16, 8, 0)
+	FIELD("__u32 isa", 40, 4, 0));
+static const char vcpu_wakeup[] = FORMAT("kvm_vcpu_wakeup", 130,
+	FIELD("__u64 ns", 8, 8, 0) FIELD("bool waited", 16, 1, 0)
+	FIELD("bool valid", 17, 1, 0));
+
 struct kvm_fixture {
 	struct tep_handle		*tep;
 	struct kvm_events_decoder	exit, entry, mmio, pio;
@@ -81,13 +128,19 @@ struct kvm_fixture {
 	u8				raw[128];
 };
 
-static struct tep_event *parse_format(struct tep_handle *tep, const char *text)
+static struct tep_event *parse_system_format(struct tep_handle *tep,
+					     const char *text, const char *system)
 {
 	struct tep_event *event = NULL;
 
-	if (tep_parse_format(tep, &event, text, strlen(text), "kvm"))
+	if (tep_parse_format(tep, &event, text, strlen(text), system))
 		return NULL;
 	return event;
+}
+
+static struct tep_event *parse_format(struct tep_handle *tep, const char *text)
+{
+	return parse_system_format(tep, text, "kvm");
 }
 
 static int decoder_from(struct kvm_fixture *f, struct kvm_events_decoder *dec,
@@ -141,6 +194,25 @@ static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
 	put_field(f->raw, dec->code, code);
 	put_field(f->raw, dec->kind, kind);
 	put_field(f->raw, dec->isa, KVM_EVENTS_ISA_VMX);
+	if (kvm_events_decoder__decode(dec, &sample, false, &s))
+		return -1;
+	kvm_events_report__add(&f->report, &s);
+	return 0;
+}
+
+static int feed_wakeup(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
+		       u64 time, u64 ns, bool waited, bool valid)
+{
+	struct perf_sample sample = {
+		.pid = 4242, .tid = 7, .time = time,
+		.raw_data = f->raw, .raw_size = dec->min_raw_size,
+	};
+	struct kvm_events_sample s;
+
+	memset(f->raw, 0, sizeof(f->raw));
+	put_field(f->raw, dec->code, ns);
+	put_field(f->raw, dec->kind, waited);
+	put_field(f->raw, dec->flag, valid);
 	if (kvm_events_decoder__decode(dec, &sample, false, &s))
 		return -1;
 	kvm_events_report__add(&f->report, &s);
@@ -371,12 +443,152 @@ out:
 	return ret;
 }
 
+/* One exit of another architecture: its key name and the isa decoded */
+struct arch_exit {
+	const char	*format;
+	const char	*system;
+	u32		isa;
+	u64		code;
+	u32		kind;
+	const char	*detail;	/* a detail event after the exit, or NULL */
+	const char	*detail2;	/* and a second one */
+	u64		detail_code;
+	u32		detail_kind;
+	const char	*entry;
+	const char	*key;
+	bool		idle;
+};
+
+static const struct arch_exit arch_exits[] = {
+	{ arm64_exit, "kvm", KVM_EVENTS_ISA_ARM64, 0x24, 2, NULL, NULL, 0, 0,
+	  arm64_entry, "DABT_LOW", false },
+	{ arm64_exit, "kvm", KVM_EVENTS_ISA_ARM64, 0x01, 2, arm64_wfx, NULL, 0, 0,
+	  arm64_entry, "WFI", true },
+	{ arm64_exit, "kvm", KVM_EVENTS_ISA_ARM64, 0x01, 2, arm64_wfx, NULL, 0, 1,
+	  arm64_entry, "WFE", false },
+	{ arm64_exit, "kvm", KVM_EVENTS_ISA_ARM64, 0, 0, NULL, NULL, 0, 0,
+	  arm64_entry, "IRQ", false },
+	{ riscv_exit, "kvm", KVM_EVENTS_ISA_RISCV, 1ULL << 63 | 5, 0, NULL, NULL, 0, 0,
+	  arm64_entry, "IRQ_S_TIMER", false },
+	{ riscv_exit, "kvm", KVM_EVENTS_ISA_RISCV, 22, 0, NULL, NULL, 0, 0,
+	  arm64_entry, "VIRTUAL_INST_FAULT", false },
+	{ loongarch_exit, "kvm", KVM_EVENTS_ISA_LOONGARCH, 22, 0, loongarch_idle, NULL,
+	  64, 0, loongarch_reenter, "IDLE", true },
+	{ loongarch_exit, "kvm", KVM_EVENTS_ISA_LOONGARCH, 0, 0, NULL, NULL, 0, 0,
+	  loongarch_reenter, "INT", false },
+	{ s390_exit, "kvm", KVM_EVENTS_ISA_S390, 0x1c, 0, NULL, NULL, 0, 0,
+	  kvm_entry_6_12, "WAIT_STATE", true },
+	{ s390_exit, "kvm", KVM_EVENTS_ISA_S390, 0x18, 0, NULL, NULL, 0, 0,
+	  kvm_entry_6_12, "I_O_REQUEST", false },
+	{ ppc_exit, "kvm_hv", KVM_EVENTS_ISA_PPC_HV, 0x500, 0, NULL, NULL, 0, 0,
+	  kvm_entry_6_12, "EXTERNAL", false },
+	/* x86: nested exits, with the isa field saying VMX */
+	{ kvm_exit_6_12, "kvm", KVM_EVENTS_ISA_VMX, 48, 0, nested_exit, NULL, 48, 0,
+	  kvm_entry_6_12, "L2:EPT_VIOLATION", false },
+	{ kvm_exit_6_12, "kvm", KVM_EVENTS_ISA_VMX, 30, 0, nested_exit,
+	  nested_inject, 30, 0,
+	  kvm_entry_6_12, "L2>L1:IO_INSTRUCTION", false },
+};
+
+/* An exit at 1000 ns, its details at 1100 and 1200, its end at 1250 */
+static int feed_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
+{
+	struct kvm_events_decoder exit, detail, entry;
+	struct tep_event *event;
+
+	event = parse_system_format(f->tep, e->format, e->system);
+	if (!event || kvm_events_decoder__init(&exit, event) ||
+	    decoder_from(f, &entry, e->entry))
+		return -1;
+	if (exit.tp == KVM_EVENTS_TP_EXIT && !exit.isa && exit.fixed_isa != e->isa) {
+		pr_debug("%s: decoded as isa %u, not %u\n", e->key, exit.fixed_isa, e->isa);
+		return -1;
+	}
+	if (feed(f, &exit, 7, 1000, 0, e->code, e->kind))
+		return -1;
+	if (e->detail && (decoder_from(f, &detail, e->detail) ||
+			  feed(f, &detail, 7, 1100, 0, e->detail_code, e->detail_kind)))
+		return -1;
+	if (e->detail2 && (decoder_from(f, &detail, e->detail2) ||
+			   feed(f, &detail, 7, 1200, 0, e->detail_code, e->detail_kind)))
+		return -1;
+	return feed(f, &entry, 7, 1250, 0, 0, 0);
+}
+
+static int test__kvm_events_arches(struct test_suite *test __maybe_unused,
+				   int subtest __maybe_unused)
+{
+	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
+	struct kvm_fixture f;
+	int ret = TEST_FAIL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(arch_exits); i++) {
+		const struct arch_exit *e = &arch_exits[i];
+		struct kvm_events_key *key;
+
+		memset(&f, 0, sizeof(f));
+		f.tep = tep_alloc();
+		if (!f.tep || kvm_events_report__init(&f.report, vmexit, NULL))
+			goto fail;
+		if (feed_arch_exit(&f, e) || !key_is(&f.report, e->key, 1, 1, 250) ||
+		    !buckets_add_up(&f.report.totals))
+			goto fail;
+		key = kvm_events_report__key(&f.report, e->key);
+		if (kvm_events_analysis__is_idle(vmexit, key->key) != e->idle) {
+			pr_debug("%s: idle should be %d\n", e->key, e->idle);
+			goto fail;
+		}
+		fixture__exit(&f);
+	}
+	return TEST_OK;
+fail:
+	pr_debug("arch exit %zu (%s) failed\n", i, arch_exits[i].key);
+	fixture__exit(&f);
+	return ret;
+}
+
+/* kvm_vcpu_wakeup carries the halt's duration: no pairing needed. */
+static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
+				 int subtest __maybe_unused)
+{
+	struct kvm_events_decoder wakeup;
+	struct kvm_fixture f;
+	int ret = TEST_FAIL;
+
+	memset(&f, 0, sizeof(f));
+	f.tep = tep_alloc();
+	if (!f.tep || decoder_from(&f, &wakeup, vcpu_wakeup) ||
+	    kvm_events_report__init(&f.report, kvm_events_analysis__find("halt"),
+				    NULL))
+		goto out;
+	/* ns, waited, valid: two polls, a wait, an invalid wait */
+	if (feed_wakeup(&f, &wakeup, 10000, 3000, false, true) ||
+	    feed_wakeup(&f, &wakeup, 20000, 5000, false, true) ||
+	    feed_wakeup(&f, &wakeup, 900000, 700000, true, true) ||
+	    feed_wakeup(&f, &wakeup, 990000, 40000, true, false))
+		goto out;
+	kvm_events_report__finish(&f.report);
+	if (key_is(&f.report, "poll", 2, 2, 8000) &&
+	    key_is(&f.report, "wait", 1, 1, 700000) &&
+	    key_is(&f.report, "wait:invalid", 1, 1, 40000) &&
+	    f.report.totals.keyed == 4 && !f.report.totals.no_end &&
+	    buckets_add_up(&f.report.totals))
+		ret = TEST_OK;
+out:
+	fixture__exit(&f);
+	return ret;
+}
+
 static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats", kvm_events_decoders),
 	TEST_CASE("kvm-events: vmexit pairing over interleaved vcpus", kvm_events_vmexit),
 	TEST_CASE("kvm-events: mmio and ioport pairing", kvm_events_mmio_ioport),
 	TEST_CASE("kvm-events: vcpu filter with vcpu ids from kvm_entry", kvm_events_vcpu_filter),
 	TEST_CASE("kvm-events: samples whose end was never recorded", kvm_events_unpaired),
+	TEST_CASE("kvm-events: exits of arm64, riscv, loongarch, s390, powerpc and nested x86",
+		  kvm_events_arches),
+	TEST_CASE("kvm-events: halt polling from kvm_vcpu_wakeup", kvm_events_halt),
 	{ .name = NULL, }
 };
 

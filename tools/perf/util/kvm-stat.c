@@ -6,6 +6,7 @@
  * Every decision is taken from the recording (tracepoint formats, the isa
  * field, the header's cpuid), never from the machine running the report.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "../../arch/x86/include/uapi/asm/kvm.h"
 #include "../../arch/x86/include/uapi/asm/vmx.h"
 #include "../../arch/x86/include/uapi/asm/svm.h"
+#include "../../arch/s390/include/uapi/asm/sie.h"
 
 struct exit_reason_name {
 	u64		code;
@@ -38,28 +40,83 @@ struct exit_reason_name {
 static const struct exit_reason_name vmx_exit_reasons[] = { VMX_EXIT_REASONS };
 static const struct exit_reason_name svm_exit_reasons[] = { SVM_EXIT_REASONS };
 
-/* What one kvm tracepoint is, and which of its fields the analyses read */
+/*
+ * What one kvm tracepoint is to the analyses, and which of its fields they
+ * read.  A name may have several entries, one per architecture: the first
+ * whose required fields the recorded format has is the one.  Adding an
+ * architecture is adding its entries here and its isa to isas[].
+ */
 struct kvm_tp_desc {
+	const char		*system;
 	const char		*name;
 	enum kvm_events_tp	tp;
+	u32			isa;	/* when the format has no isa field */
 	const char		*code;	/* required when set */
 	const char		*kind;	/* required when set */
 	const char		*vcpu;	/* optional: older kernels lack it */
-	const char		*isa;	/* optional */
+	const char		*isa_field;	/* optional */
 	const char		*rip;	/* optional */
+	const char		*flag;	/* optional */
 };
 
+#define KVM_TP(_system, _name, _tp, ...)				\
+	{ .system = _system, .name = _name, .tp = KVM_EVENTS_TP_##_tp,	\
+	  __VA_ARGS__ }
+
 static const struct kvm_tp_desc kvm_tps[] = {
-	{ "kvm_exit", KVM_EVENTS_TP_EXIT, "exit_reason", NULL, "vcpu_id", "isa",
-	  "guest_rip" },
-	{ "kvm_entry", KVM_EVENTS_TP_ENTRY, NULL, NULL, "vcpu_id", NULL, NULL },
-	{ "kvm_mmio", KVM_EVENTS_TP_MMIO, "gpa", "type", NULL, NULL, NULL },
-	{ "kvm_pio", KVM_EVENTS_TP_PIO, "port", "rw", NULL, NULL, NULL },
-	{ "kvm_userspace_exit", KVM_EVENTS_TP_USER_EXIT, "reason", "errno", NULL,
-	  NULL, NULL },
-	{ "kvm_fpu", KVM_EVENTS_TP_FPU, NULL, "load", NULL, NULL, NULL },
-	{ "kvm_msr", KVM_EVENTS_TP_MSR, "ecx", "write", NULL, NULL, NULL },
-	{ "kvm_hypercall", KVM_EVENTS_TP_HYPERCALL, "nr", NULL, NULL, NULL, NULL },
+	/* x86 (VMX, SVM, PVM), all generic KVM and the x86-only ones */
+	KVM_TP("kvm", "kvm_exit", EXIT, .code = "exit_reason",
+	       .vcpu = "vcpu_id", .isa_field = "isa", .rip = "guest_rip"),
+	KVM_TP("kvm", "kvm_entry", ENTRY, .vcpu = "vcpu_id"),
+	KVM_TP("kvm", "kvm_mmio", MMIO, .code = "gpa", .kind = "type"),
+	KVM_TP("kvm", "kvm_pio", PIO, .code = "port", .kind = "rw"),
+	KVM_TP("kvm", "kvm_userspace_exit", USER_EXIT, .code = "reason",
+	       .kind = "errno"),
+	KVM_TP("kvm", "kvm_fpu", FPU, .kind = "load"),
+	KVM_TP("kvm", "kvm_msr", MSR, .code = "ecx", .kind = "write"),
+	KVM_TP("kvm", "kvm_hypercall", HYPERCALL, .code = "nr"),
+	KVM_TP("kvm", "kvm_nested_vmexit", NESTED_EXIT, .code = "exit_reason",
+	       .vcpu = "vcpu_id", .isa_field = "isa"),
+	KVM_TP("kvm", "kvm_nested_vmexit_inject", NESTED_INJECT,
+	       .code = "exit_code", .isa_field = "isa"),
+	KVM_TP("kvm", "kvm_vcpu_wakeup", WAKEUP, .code = "ns", .kind = "waited",
+	       .flag = "valid"),
+	KVM_TP("kvm", "kvm_halt_poll_ns", HALT_POLL, .kind = "grow",
+	       .vcpu = "vcpu_id", .code = "new"),
+	/* arm64: no vcpu id, the exit class is in ret and esr_ec */
+	KVM_TP("kvm", "kvm_exit", EXIT, .isa = KVM_EVENTS_ISA_ARM64,
+	       .code = "esr_ec", .kind = "ret", .rip = "vcpu_pc"),
+	KVM_TP("kvm", "kvm_wfx_arm64", EXIT_DETAIL, .isa = KVM_EVENTS_ISA_ARM64,
+	       .kind = "is_wfe", .rip = "vcpu_pc"),
+	KVM_TP("kvm", "kvm_hvc_arm64", HYPERCALL, .isa = KVM_EVENTS_ISA_ARM64,
+	       .code = "r0"),
+	/* riscv: no vcpu id either */
+	KVM_TP("kvm", "kvm_exit", EXIT, .isa = KVM_EVENTS_ISA_RISCV,
+	       .code = "scause", .rip = "sepc"),
+	/* loongarch: kvm_exit_idle and kvm_exit_cache name a GSPR exit */
+	KVM_TP("kvm", "kvm_exit", EXIT, .isa = KVM_EVENTS_ISA_LOONGARCH,
+	       .code = "reason", .vcpu = "vcpu_id", .rip = "pc"),
+	KVM_TP("kvm", "kvm_exit_idle", EXIT_DETAIL,
+	       .isa = KVM_EVENTS_ISA_LOONGARCH, .code = "reason",
+	       .vcpu = "vcpu_id"),
+	KVM_TP("kvm", "kvm_exit_cache", EXIT_DETAIL,
+	       .isa = KVM_EVENTS_ISA_LOONGARCH, .code = "reason",
+	       .vcpu = "vcpu_id"),
+	KVM_TP("kvm", "kvm_enter", ENTRY, .vcpu = "vcpu_id"),
+	KVM_TP("kvm", "kvm_reenter", ENTRY, .vcpu = "vcpu_id"),
+	/* s390: SIE exits and entries, diagnose calls */
+	KVM_TP("kvm", "kvm_s390_sie_exit", EXIT, .isa = KVM_EVENTS_ISA_S390,
+	       .code = "icptcode", .vcpu = "id", .rip = "pswaddr"),
+	KVM_TP("kvm", "kvm_s390_sie_enter", ENTRY, .vcpu = "id"),
+	KVM_TP("kvm", "kvm_s390_handle_diag", HYPERCALL,
+	       .isa = KVM_EVENTS_ISA_S390, .code = "code", .vcpu = "id"),
+	/* powerpc book3s HV */
+	KVM_TP("kvm_hv", "kvm_guest_exit", EXIT, .isa = KVM_EVENTS_ISA_PPC_HV,
+	       .code = "trap", .vcpu = "vcpu_id", .rip = "pc"),
+	KVM_TP("kvm_hv", "kvm_guest_enter", ENTRY, .vcpu = "vcpu_id"),
+	KVM_TP("kvm_hv", "kvm_hcall_enter", HYPERCALL,
+	       .isa = KVM_EVENTS_ISA_PPC_HV, .code = "req", .vcpu = "vcpu_id"),
+	KVM_TP("kvm_hv", "kvm_hcall_exit", HYPERCALL_END, .vcpu = "vcpu_id"),
 };
 
 /* kvm_mmio "type" values */
@@ -77,10 +134,20 @@ struct kvm_events_analysis {
 	u32		tps;	/* BIT(tp) of each tracepoint it reads */
 	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
 	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
+	/* Optional: a sample that tells more of the open interval's key */
+	bool		(*refine)(const struct kvm_events_sample *s, u64 *key);
+	/*
+	 * Optional: a sample that is a whole event, which the kernel timed
+	 * itself (*duration, or KVM_EVENTS_NO_TIME for an event without one).
+	 */
+	bool		(*whole)(const struct kvm_events_sample *s, u64 *key,
+				 u64 *duration);
 	void		(*key_name)(u64 key, char *buf, size_t size);
 	/* A vcpu waiting for work, whose time is not overhead */
 	bool		(*is_idle)(u64 key);
 };
+
+#define KVM_EVENTS_NO_TIME	(~0ULL)
 
 /*
  * Pairing state of one vcpu thread.  A sample is accounted when its
@@ -103,6 +170,7 @@ enum resolution {
 	TIMED,
 	NO_END,
 	NO_BEGIN,
+	UNTIMED,	/* an event that has no duration by nature */
 };
 
 static struct tep_format_field *find_field(struct tep_event *format,
@@ -142,6 +210,31 @@ static void fit_raw_size(struct kvm_events_decoder *dec,
 		dec->min_raw_size = min_t(u64, end, UINT32_MAX);
 }
 
+static bool has_fields(struct tep_event *format, const struct kvm_tp_desc *desc)
+{
+	return (!desc->code || tep_find_field(format, desc->code)) &&
+	       (!desc->kind || tep_find_field(format, desc->kind));
+}
+
+/* The entry for @format: one whose required fields it has, else any. */
+static const struct kvm_tp_desc *find_desc(struct tep_event *format)
+{
+	const struct kvm_tp_desc *named = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kvm_tps); i++) {
+		if (strcmp(format->system, kvm_tps[i].system) ||
+		    strcmp(format->name, kvm_tps[i].name))
+			continue;
+		if (has_fields(format, &kvm_tps[i]))
+			return &kvm_tps[i];
+		if (!named)
+			named = &kvm_tps[i];
+	}
+	/* Its missing fields make kvm_events_decoder__init() say why. */
+	return named;
+}
+
 /*
  * Returns 0 and fills @dec for a kvm tracepoint the analyses use, 1 for
  * any other tracepoint, a negative error when a needed field is missing.
@@ -149,31 +242,30 @@ static void fit_raw_size(struct kvm_events_decoder *dec,
 int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 			     struct tep_event *format)
 {
-	const struct kvm_tp_desc *desc = NULL;
+	const struct kvm_tp_desc *desc;
 	int err = 0;
-	size_t i;
 
-	if (!format || !format->system || strcmp(format->system, "kvm"))
+	if (!format || !format->system || !format->name)
 		return 1;
-	for (i = 0; i < ARRAY_SIZE(kvm_tps); i++) {
-		if (!strcmp(format->name, kvm_tps[i].name))
-			desc = &kvm_tps[i];
-	}
+	desc = find_desc(format);
 	if (!desc)
 		return 1;
 
 	memset(dec, 0, sizeof(*dec));
 	dec->tp = desc->tp;
+	dec->fixed_isa = desc->isa;
 	dec->code = find_field(format, desc->code, true, &err);
 	dec->kind = find_field(format, desc->kind, true, &err);
 	dec->vcpu = find_field(format, desc->vcpu, false, &err);
-	dec->isa = find_field(format, desc->isa, false, &err);
+	dec->isa = find_field(format, desc->isa_field, false, &err);
 	dec->rip = find_field(format, desc->rip, false, &err);
+	dec->flag = find_field(format, desc->flag, false, &err);
 	fit_raw_size(dec, dec->code);
 	fit_raw_size(dec, dec->kind);
 	fit_raw_size(dec, dec->vcpu);
 	fit_raw_size(dec, dec->isa);
 	fit_raw_size(dec, dec->rip);
+	fit_raw_size(dec, dec->flag);
 	return err;
 }
 
@@ -224,7 +316,8 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	out->code = field_value(dec->code, sample, needs_swap, 0);
 	out->kind = field_value(dec->kind, sample, needs_swap, 0);
 	out->vcpu = field_value(dec->vcpu, sample, needs_swap, KVM_EVENTS_NO_VCPU);
-	out->isa = field_value(dec->isa, sample, needs_swap, 0);
+	out->isa = field_value(dec->isa, sample, needs_swap, dec->fixed_isa);
+	out->flag = field_value(dec->flag, sample, needs_swap, 0);
 	out->rip = field_value(dec->rip, sample, needs_swap, 0);
 	return 0;
 }
@@ -240,15 +333,230 @@ const char *kvm_events_tp__name(enum kvm_events_tp tp)
 	return "?";
 }
 
+size_t kvm_events_tracepoints(const char **names, size_t max)
+{
+	static char full[ARRAY_SIZE(kvm_tps)][64];
+	size_t i, j, nr = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kvm_tps) && nr < max; i++) {
+		snprintf(full[i], sizeof(full[i]), "%s:%s", kvm_tps[i].system,
+			 kvm_tps[i].name);
+		for (j = 0; j < nr && strcmp(names[j], full[i]); j++)
+			;
+		if (j == nr)
+			names[nr++] = full[i];
+	}
+	return nr;
+}
+
 /*
- * vmexit: from kvm_exit to the vcpu's next kvm_entry.  The key keeps the
- * isa beside the reason: VMX and SVM reuse the same numbers.
+ * Exit reasons of the other architectures, by the names of their kernel
+ * headers (facts: the codes are the hardware's or KVM's ABI).
  */
+static const struct exit_reason_name pvm_exit_reasons[] = {
+	{ 0, "#DE" }, { 1, "#DB" }, { 2, "NMI" }, { 3, "#BP" }, { 4, "#OF" },
+	{ 5, "#BR" }, { 6, "#UD" }, { 7, "#NM" }, { 8, "#DF" }, { 10, "#TS" },
+	{ 11, "#NP" }, { 12, "#SS" }, { 13, "#GP" }, { 14, "#PF" },
+	{ 16, "#MF" }, { 17, "#AC" }, { 18, "#MC" }, { 19, "#XM" },
+	{ 20, "#VE" }, { 1025, "FAILED_VMENTRY" }, { 0x10000, "SYSCALL" },
+	{ 0x20000, "HYPERCALL" }, { 0x30000, "ERETU" }, { 0x40000, "ERETS" },
+	{ 0x50000, "INTERRUPT" }, { 0x60000, "INT80" },
+};
+
+/*
+ * arm64: a trap is keyed by its exception class, anything else by the
+ * exception type with bit 31 set.  kvm_wfx_arm64 tells WFI from WFE.
+ */
+#define ARM64_EXCEPTION_TRAP	2
+#define ARM64_NOT_TRAP		BIT(31)
+#define ARM64_EC_WFX		0x01
+#define ARM64_WFI		0x100
+#define ARM64_WFE		0x101
+
+static const struct exit_reason_name arm64_exit_reasons[] = {
+	{ 0x00, "UNKNOWN" }, { 0x01, "WFx" }, { 0x03, "CP15_32" },
+	{ 0x04, "CP15_64" }, { 0x05, "CP14_MR" }, { 0x06, "CP14_LS" },
+	{ 0x07, "FP_ASIMD" }, { 0x08, "CP10_ID" }, { 0x09, "PAC" },
+	{ 0x0c, "CP14_64" }, { 0x0d, "BTI" }, { 0x0e, "ILL" },
+	{ 0x11, "SVC32" }, { 0x12, "HVC32" }, { 0x13, "SMC32" },
+	{ 0x15, "SVC64" }, { 0x16, "HVC64" }, { 0x17, "SMC64" },
+	{ 0x18, "SYS64" }, { 0x19, "SVE" }, { 0x1a, "ERET" }, { 0x1c, "FPAC" },
+	{ 0x1d, "SME" }, { 0x1f, "IMP_DEF" }, { 0x20, "IABT_LOW" },
+	{ 0x21, "IABT_CUR" }, { 0x22, "PC_ALIGN" }, { 0x24, "DABT_LOW" },
+	{ 0x25, "DABT_CUR" }, { 0x26, "SP_ALIGN" }, { 0x27, "MOPS" },
+	{ 0x28, "FP_EXC32" }, { 0x2c, "FP_EXC64" }, { 0x2f, "SERROR" },
+	{ 0x30, "BREAKPT_LOW" }, { 0x31, "BREAKPT_CUR" },
+	{ 0x32, "SOFTSTP_LOW" }, { 0x33, "SOFTSTP_CUR" },
+	{ 0x34, "WATCHPT_LOW" }, { 0x35, "WATCHPT_CUR" }, { 0x38, "BKPT32" },
+	{ 0x3a, "VECTOR32" }, { 0x3c, "BRK64" },
+	{ ARM64_WFI, "WFI" }, { ARM64_WFE, "WFE" },
+	{ ARM64_NOT_TRAP | 0, "IRQ" }, { ARM64_NOT_TRAP | 1, "SERROR" },
+	{ ARM64_NOT_TRAP | 3, "IL" }, { ARM64_NOT_TRAP | 0xbadca11, "HYP_GONE" },
+};
+
+static const struct exit_reason_name s390_exit_reasons[] = { sie_intercept_code };
+
+static const struct exit_reason_name ppc_hv_exit_reasons[] = {
+	{ 0x100, "SYSTEM_RESET" }, { 0x200, "MACHINE_CHECK" },
+	{ 0x300, "DATA_STORAGE" }, { 0x380, "DATA_SEGMENT" },
+	{ 0x400, "INST_STORAGE" }, { 0x480, "INST_SEGMENT" },
+	{ 0x500, "EXTERNAL" }, { 0x502, "EXTERNAL_HV" },
+	{ 0x600, "ALIGNMENT" }, { 0x700, "PROGRAM" }, { 0x800, "FP_UNAVAIL" },
+	{ 0x900, "DECREMENTER" }, { 0x980, "HV_DECREMENTER" },
+	{ 0x1980, "NESTED_HV_DECREMENTER" }, { 0xa00, "DOORBELL" },
+	{ 0xc00, "SYSCALL" }, { 0xd00, "TRACE" }, { 0xe00, "H_DATA_STORAGE" },
+	{ 0xe20, "H_INST_STORAGE" }, { 0xe40, "H_EMUL_ASSIST" },
+	{ 0xe60, "HMI" }, { 0xe80, "H_DOORBELL" }, { 0xea0, "H_VIRT" },
+	{ 0xf00, "PERFMON" }, { 0xf20, "ALTIVEC" }, { 0xf40, "VSX" },
+	{ 0xf60, "FAC_UNAVAIL" }, { 0xf80, "H_FAC_UNAVAIL" },
+	{ 0x1500, "HV_SOFTPATCH" }, { 0x5555, "HV_RM_HARD" },
+};
+
+/* riscv: scause, its interrupt bit (the top one) moved to bit 31 */
+#define RISCV_INTERRUPT		BIT(31)
+
+static const struct exit_reason_name riscv_exit_reasons[] = {
+	{ 0, "INST_MISALIGNED" }, { 1, "INST_ACCESS" }, { 2, "INST_ILLEGAL" },
+	{ 3, "BREAKPOINT" }, { 4, "LOAD_MISALIGNED" }, { 5, "LOAD_ACCESS" },
+	{ 6, "STORE_MISALIGNED" }, { 7, "STORE_ACCESS" }, { 8, "SYSCALL" },
+	{ 9, "HYPERVISOR_SYSCALL" }, { 10, "SUPERVISOR_SYSCALL" },
+	{ 12, "INST_PAGE_FAULT" }, { 13, "LOAD_PAGE_FAULT" },
+	{ 15, "STORE_PAGE_FAULT" }, { 20, "INST_GUEST_PAGE_FAULT" },
+	{ 21, "LOAD_GUEST_PAGE_FAULT" }, { 22, "VIRTUAL_INST_FAULT" },
+	{ 23, "STORE_GUEST_PAGE_FAULT" },
+	{ RISCV_INTERRUPT | 1, "IRQ_S_SOFT" }, { RISCV_INTERRUPT | 2, "IRQ_VS_SOFT" },
+	{ RISCV_INTERRUPT | 3, "IRQ_M_SOFT" }, { RISCV_INTERRUPT | 5, "IRQ_S_TIMER" },
+	{ RISCV_INTERRUPT | 6, "IRQ_VS_TIMER" }, { RISCV_INTERRUPT | 7, "IRQ_M_TIMER" },
+	{ RISCV_INTERRUPT | 9, "IRQ_S_EXT" }, { RISCV_INTERRUPT | 10, "IRQ_VS_EXT" },
+	{ RISCV_INTERRUPT | 11, "IRQ_M_EXT" }, { RISCV_INTERRUPT | 12, "IRQ_S_GEXT" },
+	{ RISCV_INTERRUPT | 13, "IRQ_PMU_OVF" },
+};
+
+/* loongarch: the exception code; 64 and 65 are KVM's own, for GSPR */
+#define LOONGARCH_EXIT_IDLE	64
+
+static const struct exit_reason_name loongarch_exit_reasons[] = {
+	{ 0, "INT" }, { 1, "TLBL" }, { 2, "TLBS" }, { 3, "TLBI" }, { 4, "TLBM" },
+	{ 5, "TLBNR" }, { 6, "TLBNX" }, { 7, "TLBPE" }, { 8, "ADE" },
+	{ 9, "ALE" }, { 10, "BCE" }, { 11, "SYS" }, { 12, "BP" }, { 13, "INE" },
+	{ 14, "IPE" }, { 15, "FPDIS" }, { 16, "LSXDIS" }, { 17, "LASXDIS" },
+	{ 18, "FPE" }, { 19, "WATCH" }, { 20, "BTDIS" }, { 21, "BTE" },
+	{ 22, "GSPR" }, { 23, "HVC" }, { 24, "GCM" }, { 25, "SE" },
+	{ LOONGARCH_EXIT_IDLE, "IDLE" }, { 65, "CACHE" },
+};
+
+static u32 plain_code(const struct kvm_events_sample *s)
+{
+	return (u32)s->code;
+}
+
+static u32 arm64_code(const struct kvm_events_sample *s)
+{
+	if (s->kind == ARM64_EXCEPTION_TRAP)
+		return (u32)s->code;
+	return ARM64_NOT_TRAP | s->kind;
+}
+
+static u32 riscv_code(const struct kvm_events_sample *s)
+{
+	return (u32)s->code | (u32)(s->code >> 63) << 31;
+}
+
+static u32 arm64_detail(u32 code, const struct kvm_events_sample *s)
+{
+	if (code != ARM64_EC_WFX)
+		return code;
+	return s->kind ? ARM64_WFE : ARM64_WFI;
+}
+
+static u32 loongarch_detail(u32 code __maybe_unused,
+			    const struct kvm_events_sample *s)
+{
+	return (u32)s->code;
+}
+
+/*
+ * How each architecture's exits read: the key code from the exit sample,
+ * what its detail tracepoint makes of it, the names, and the exit that
+ * means the vcpu waits for work (none where it cannot be told).
+ */
+struct isa_desc {
+	u32				isa;
+	const struct exit_reason_name	*reasons;
+	size_t				nr_reasons;
+	u32				(*code)(const struct kvm_events_sample *s);
+	u32				(*detail)(u32 code, const struct kvm_events_sample *s);
+	bool				spell;	/* names are text: make them words */
+	bool				has_idle;
+	u32				idle;
+	u32				idle2;	/* a second one, or the same */
+};
+
+#define ISA(_isa, _reasons, _code, ...)					\
+	{ .isa = _isa, .reasons = _reasons, .nr_reasons = ARRAY_SIZE(_reasons), \
+	  .code = _code, __VA_ARGS__ }
+
+static const struct isa_desc isas[] = {
+	/* MWAIT exits are emulated as a NOP by KVM: not idle. */
+	ISA(KVM_EVENTS_ISA_VMX, vmx_exit_reasons, plain_code,
+	    .has_idle = true, .idle = EXIT_REASON_HLT, .idle2 = EXIT_REASON_HLT),
+	ISA(KVM_EVENTS_ISA_SVM, svm_exit_reasons, plain_code,
+	    .has_idle = true, .idle = SVM_EXIT_HLT, .idle2 = SVM_EXIT_HLT),
+	/* A PVM guest halts through a hypercall or an emulated #GP. */
+	ISA(KVM_EVENTS_ISA_PVM, pvm_exit_reasons, plain_code),
+	/* WFE waits for an event, often a spinning lock: only WFI idles. */
+	ISA(KVM_EVENTS_ISA_ARM64, arm64_exit_reasons, arm64_code,
+	    .detail = arm64_detail, .has_idle = true, .idle = ARM64_WFI,
+	    .idle2 = ARM64_EC_WFX),
+	ISA(KVM_EVENTS_ISA_S390, s390_exit_reasons, plain_code, .spell = true,
+	    .has_idle = true, .idle = 0x1c, .idle2 = 0x1c),
+	/* H_CEDE is a hypercall: --event hypercall shows it. */
+	ISA(KVM_EVENTS_ISA_PPC_HV, ppc_hv_exit_reasons, plain_code),
+	/* WFI traps as a virtual instruction fault, like others. */
+	ISA(KVM_EVENTS_ISA_RISCV, riscv_exit_reasons, riscv_code),
+	ISA(KVM_EVENTS_ISA_LOONGARCH, loongarch_exit_reasons, plain_code,
+	    .detail = loongarch_detail, .has_idle = true,
+	    .idle = LOONGARCH_EXIT_IDLE, .idle2 = LOONGARCH_EXIT_IDLE),
+};
+
+static const struct isa_desc *isa_desc(u32 isa)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(isas); i++) {
+		if (isas[i].isa == isa)
+			return &isas[i];
+	}
+	return NULL;
+}
+
+/*
+ * vmexit: from kvm_exit to the vcpu's next kvm_entry.  A key holds the
+ * exit code in bits 0-31, the isa in 32-39 (VMX and SVM reuse numbers)
+ * and the nesting level in 40-41.
+ */
+#define KEY_ISA_SHIFT	32
+#define KEY_LEVEL_SHIFT	40
+
+enum nesting_level {
+	LEVEL_L1,		/* or not nested */
+	LEVEL_L2,		/* an L2 exit that L0 handled */
+	LEVEL_L2_TO_L1,		/* an L2 exit forwarded to L1 */
+};
+
+static u64 vmexit_key(u32 isa, u32 code, enum nesting_level level)
+{
+	return (u64)level << KEY_LEVEL_SHIFT | (u64)(u8)isa << KEY_ISA_SHIFT | code;
+}
+
 static bool vmexit_begin(const struct kvm_events_sample *s, u64 *key)
 {
+	const struct isa_desc *desc;
+
 	if (s->tp != KVM_EVENTS_TP_EXIT)
 		return false;
-	*key = (u64)s->isa << 32 | (u32)s->code;
+	desc = isa_desc(s->isa);
+	*key = vmexit_key(s->isa, desc ? desc->code(s) : (u32)s->code, LEVEL_L1);
 	return true;
 }
 
@@ -258,44 +566,86 @@ static bool entry_end(const struct kvm_events_sample *s, u64 *key)
 	return s->tp == KVM_EVENTS_TP_ENTRY;
 }
 
-static const char *exit_reason_name(u32 isa, u64 code)
+/* Nested exits and the arm64/loongarch detail events name the exit. */
+static bool vmexit_refine(const struct kvm_events_sample *s, u64 *key)
 {
-	const struct exit_reason_name *table = vmx_exit_reasons;
-	size_t i, nr = ARRAY_SIZE(vmx_exit_reasons);
+	u32 isa = (u8)(*key >> KEY_ISA_SHIFT), code = (u32)*key;
+	enum nesting_level level = *key >> KEY_LEVEL_SHIFT;
+	const struct isa_desc *desc = isa_desc(isa);
 
-	if (isa == KVM_EVENTS_ISA_SVM) {
-		table = svm_exit_reasons;
-		nr = ARRAY_SIZE(svm_exit_reasons);
-	} else if (isa != KVM_EVENTS_ISA_VMX) {
-		return NULL;
-	}
-	for (i = 0; i < nr; i++) {
-		if (table[i].code == code)
-			return table[i].name;
+	if (s->tp == KVM_EVENTS_TP_NESTED_EXIT && level == LEVEL_L1)
+		level = LEVEL_L2;
+	else if (s->tp == KVM_EVENTS_TP_NESTED_INJECT)
+		level = LEVEL_L2_TO_L1;
+	else if (s->tp == KVM_EVENTS_TP_EXIT_DETAIL && desc && desc->detail)
+		code = desc->detail(code, s);
+	else if (s->tp != KVM_EVENTS_TP_NESTED_EXIT)
+		return false;
+	*key = vmexit_key(isa, code, level);
+	return true;
+}
+
+static const char *exit_reason_name(const struct isa_desc *desc, u32 code)
+{
+	size_t i;
+
+	for (i = 0; desc && i < desc->nr_reasons; i++) {
+		if (desc->reasons[i].code == code)
+			return desc->reasons[i].name;
 	}
 	return NULL;
 }
 
+/* "I/O request" -> "I_O_REQUEST": names are one word in tables and CSV */
+static void spell_word(const char *text, char *buf, size_t size)
+{
+	size_t len = 0;
+	bool gap = false;
+
+	for (; *text && len + 1 < size; text++) {
+		if (isalnum((unsigned char)*text)) {
+			if (gap && len)
+				buf[len++] = '_';
+			if (len + 1 < size)
+				buf[len++] = toupper((unsigned char)*text);
+			gap = false;
+		} else {
+			gap = true;
+		}
+	}
+	buf[len] = '\0';
+}
+
+static const char * const level_prefix[] = {
+	[LEVEL_L1]	 = "",
+	[LEVEL_L2]	 = "L2:",
+	[LEVEL_L2_TO_L1] = "L2>L1:",
+};
+
 static void vmexit_key_name(u64 key, char *buf, size_t size)
 {
-	const char *name = exit_reason_name(key >> 32, (u32)key);
+	const struct isa_desc *desc = isa_desc((u8)(key >> KEY_ISA_SHIFT));
+	enum nesting_level level = (key >> KEY_LEVEL_SHIFT) & 3;
+	const char *name = exit_reason_name(desc, (u32)key);
+	const char *prefix = level <= LEVEL_L2_TO_L1 ? level_prefix[level] : "";
+	int len = snprintf(buf, size, "%s", prefix);
 
-	if (name)
-		snprintf(buf, size, "%s", name);
+	if (len < 0 || (size_t)len >= size)
+		return;
+	if (name && desc->spell)
+		spell_word(name, buf + len, size - len);
+	else if (name)
+		snprintf(buf + len, size - len, "%s", name);
 	else
-		snprintf(buf, size, "0x%x", (u32)key);
+		snprintf(buf + len, size - len, "0x%x", (u32)key);
 }
 
 static bool vmexit_is_idle(u64 key)
 {
-	u32 isa = key >> 32, code = (u32)key;
+	const struct isa_desc *desc = isa_desc((u8)(key >> KEY_ISA_SHIFT));
+	u32 code = (u32)key;
 
-	/* MWAIT exits are emulated as a NOP by KVM: not idle. */
-	if (isa == KVM_EVENTS_ISA_VMX)
-		return code == EXIT_REASON_HLT;
-	if (isa == KVM_EVENTS_ISA_SVM)
-		return code == SVM_EXIT_HLT;
-	return false;
+	return desc && desc->has_idle && (code == desc->idle || code == desc->idle2);
 }
 
 static bool never_idle(u64 key __maybe_unused)
@@ -430,13 +780,24 @@ static void msr_key_name(u64 key, char *buf, size_t size)
 		snprintf(buf + len, size - len, "/%s", name);
 }
 
-/* hypercall: from kvm_hypercall to kvm_entry, keyed by number */
+/*
+ * hypercall: from kvm_hypercall (x86), kvm_hvc_arm64, kvm_hcall_enter
+ * (powerpc) or kvm_s390_handle_diag to kvm_entry, or to kvm_hcall_exit
+ * where there is one.  The key is the number, and the isa beside it for
+ * other architectures than x86: each numbers its own.
+ */
 static bool hypercall_begin(const struct kvm_events_sample *s, u64 *key)
 {
 	if (s->tp != KVM_EVENTS_TP_HYPERCALL)
 		return false;
-	*key = s->code;
+	*key = s->isa ? (u64)(u8)s->isa << KEY_ISA_SHIFT | (u32)s->code : s->code;
 	return true;
+}
+
+static bool hypercall_end(const struct kvm_events_sample *s, u64 *key)
+{
+	*key = KVM_EVENTS_NO_KEY;
+	return s->tp == KVM_EVENTS_TP_ENTRY || s->tp == KVM_EVENTS_TP_HYPERCALL_END;
 }
 
 /* KVM_HC_* of the kernel's uapi linux/kvm_para.h */
@@ -448,14 +809,125 @@ static const struct code_name hypercall_names[] = {
 	{ 11, "SCHED_YIELD" }, { 12, "MAP_GPA_RANGE" },
 };
 
+/* SMCCC function ids of the PSCI and SMCCC calls guests make */
+static const struct code_name arm64_hypercall_names[] = {
+	{ 0x80000000, "SMCCC_VERSION" }, { 0x80000001, "SMCCC_ARCH_FEATURES" },
+	{ 0x84000000, "PSCI_VERSION" }, { 0x84000001, "CPU_SUSPEND" },
+	{ 0xc4000001, "CPU_SUSPEND" }, { 0x84000002, "CPU_OFF" },
+	{ 0x84000003, "CPU_ON" }, { 0xc4000003, "CPU_ON" },
+	{ 0x84000008, "SYSTEM_OFF" }, { 0x84000009, "SYSTEM_RESET" },
+};
+
+/* PAPR hcalls, by the names of powerpc's hvcall.h */
+static const struct code_name ppc_hypercall_names[] = {
+	{ 0x04, "H_REMOVE" }, { 0x08, "H_ENTER" }, { 0x0c, "H_READ" },
+	{ 0x18, "H_PROTECT" }, { 0x20, "H_PUT_TCE" },
+	{ 0x54, "H_GET_TERM_CHAR" }, { 0x58, "H_PUT_TERM_CHAR" },
+	{ 0x64, "H_EOI" }, { 0x68, "H_CPPR" }, { 0x6c, "H_IPI" },
+	{ 0x74, "H_XIRR" }, { 0xdc, "H_REGISTER_VPA" }, { 0xe0, "H_CEDE" },
+	{ 0xe4, "H_CONFER" }, { 0xe8, "H_PROD" }, { 0x124, "H_BULK_REMOVE" },
+	{ 0x300, "H_RANDOM" }, { 0x31c, "H_SET_MODE" }, { 0xf000, "H_RTAS" },
+};
+
+#define PPC_H_CEDE	0xe0
+
+static const struct exit_reason_name s390_diagnose_names[] = { diagnose_codes };
+
+/* "DIAG (0x500) KVM virtio functions" -> "KVM_VIRTIO_FUNCTIONS" */
+static const char *s390_diagnose_name(u32 code)
+{
+	const char *text = NULL, *end;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s390_diagnose_names); i++) {
+		if (s390_diagnose_names[i].code == code)
+			text = s390_diagnose_names[i].name;
+	}
+	end = text ? strchr(text, ')') : NULL;
+	return end ? end + 1 : text;
+}
+
 static void hypercall_key_name(u64 key, char *buf, size_t size)
 {
-	const char *name = code_name(hypercall_names, ARRAY_SIZE(hypercall_names), key);
+	u32 isa = (u8)(key >> KEY_ISA_SHIFT), nr = (u32)key;
+	const char *name = NULL;
+	int len;
 
-	if (name)
-		snprintf(buf, size, "%llu/%s", (unsigned long long)key, name);
+	switch (isa) {
+	case 0:
+		name = code_name(hypercall_names, ARRAY_SIZE(hypercall_names), key);
+		if (name)
+			snprintf(buf, size, "%llu/%s", (unsigned long long)key, name);
+		else
+			snprintf(buf, size, "%llu", (unsigned long long)key);
+		return;
+	case KVM_EVENTS_ISA_ARM64:
+		name = code_name(arm64_hypercall_names,
+				 ARRAY_SIZE(arm64_hypercall_names), nr);
+		break;
+	case KVM_EVENTS_ISA_PPC_HV:
+		name = code_name(ppc_hypercall_names,
+				 ARRAY_SIZE(ppc_hypercall_names), nr);
+		break;
+	case KVM_EVENTS_ISA_S390:
+		name = s390_diagnose_name(nr);
+		break;
+	default:
+		break;
+	}
+	len = snprintf(buf, size, "0x%x", nr);
+	if (name && len > 0 && (size_t)len + 1 < size) {
+		buf[len++] = '/';
+		spell_word(name, buf + len, size - len);
+	}
+}
+
+static bool hypercall_is_idle(u64 key)
+{
+	return key == ((u64)KVM_EVENTS_ISA_PPC_HV << KEY_ISA_SHIFT | PPC_H_CEDE);
+}
+
+/*
+ * halt: each kvm_vcpu_wakeup is a halt that ended while KVM polled
+ * ("poll") or after the vcpu slept ("wait"), timed by the kernel itself;
+ * each kvm_halt_poll_ns is a change of the polling window, without time.
+ */
+#define HALT_WAITED	BIT(0)
+#define HALT_INVALID	BIT(1)
+#define HALT_GROW	BIT(2)
+#define HALT_SHRINK	BIT(3)
+
+static bool halt_whole(const struct kvm_events_sample *s, u64 *key,
+		       u64 *duration)
+{
+	if (s->tp == KVM_EVENTS_TP_WAKEUP) {
+		*key = (s->kind ? HALT_WAITED : 0) | (s->flag ? 0 : HALT_INVALID);
+		*duration = s->code;
+		return true;
+	}
+	if (s->tp == KVM_EVENTS_TP_HALT_POLL) {
+		*key = s->kind ? HALT_GROW : HALT_SHRINK;
+		*duration = KVM_EVENTS_NO_TIME;
+		return true;
+	}
+	return false;
+}
+
+static bool no_interval(const struct kvm_events_sample *s __maybe_unused,
+			u64 *key __maybe_unused)
+{
+	return false;
+}
+
+static void halt_key_name(u64 key, char *buf, size_t size)
+{
+	if (key & HALT_GROW)
+		snprintf(buf, size, "grow");
+	else if (key & HALT_SHRINK)
+		snprintf(buf, size, "shrink");
 	else
-		snprintf(buf, size, "%llu", (unsigned long long)key);
+		snprintf(buf, size, "%s%s", key & HALT_WAITED ? "wait" : "poll",
+			 key & HALT_INVALID ? ":invalid" : "");
 }
 
 /* ioport: from kvm_pio to kvm_entry */
@@ -475,20 +947,34 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 
 #define TP(tp)	BIT(KVM_EVENTS_TP_##tp)
 
+#define VMEXIT_TPS	(TP(EXIT) | TP(ENTRY))
+
 static const struct kvm_events_analysis analyses[] = {
-	{ "vmexit", "VM-EXIT", TP(EXIT) | TP(ENTRY),
-	  vmexit_begin, entry_end, vmexit_key_name, vmexit_is_idle },
-	{ "mmio", "MMIO Access", TP(EXIT) | TP(ENTRY) | TP(MMIO),
-	  mmio_begin, mmio_end, mmio_key_name, never_idle },
+	{ .name = "vmexit", .column = "VM-EXIT",
+	  .tps = VMEXIT_TPS | TP(EXIT_DETAIL) | TP(NESTED_EXIT) | TP(NESTED_INJECT),
+	  .begin = vmexit_begin, .end = entry_end, .refine = vmexit_refine,
+	  .key_name = vmexit_key_name, .is_idle = vmexit_is_idle },
+	{ .name = "mmio", .column = "MMIO Access", .tps = VMEXIT_TPS | TP(MMIO),
+	  .begin = mmio_begin, .end = mmio_end,
+	  .key_name = mmio_key_name, .is_idle = never_idle },
 	/* kvm_exit gives the --top rip of the port accesses */
-	{ "ioport", "IO Port Access", TP(EXIT) | TP(ENTRY) | TP(PIO),
-	  ioport_begin, entry_end, ioport_key_name, never_idle },
-	{ "userspace", "Userspace Exit", GENMASK(KVM_EVENTS_TP__NR - 1, 0),
-	  userspace_begin, any_end, userspace_key_name, never_idle },
-	{ "msr", "MSR Access", TP(EXIT) | TP(ENTRY) | TP(MSR),
-	  msr_begin, entry_end, msr_key_name, never_idle },
-	{ "hypercall", "Hypercall", TP(EXIT) | TP(ENTRY) | TP(HYPERCALL),
-	  hypercall_begin, entry_end, hypercall_key_name, never_idle },
+	{ .name = "ioport", .column = "IO Port Access", .tps = VMEXIT_TPS | TP(PIO),
+	  .begin = ioport_begin, .end = entry_end,
+	  .key_name = ioport_key_name, .is_idle = never_idle },
+	{ .name = "userspace", .column = "Userspace Exit",
+	  .tps = GENMASK(KVM_EVENTS_TP__NR - 1, 0),
+	  .begin = userspace_begin, .end = any_end,
+	  .key_name = userspace_key_name, .is_idle = never_idle },
+	{ .name = "msr", .column = "MSR Access", .tps = VMEXIT_TPS | TP(MSR),
+	  .begin = msr_begin, .end = entry_end,
+	  .key_name = msr_key_name, .is_idle = never_idle },
+	{ .name = "hypercall", .column = "Hypercall",
+	  .tps = VMEXIT_TPS | TP(HYPERCALL) | TP(HYPERCALL_END),
+	  .begin = hypercall_begin, .end = hypercall_end,
+	  .key_name = hypercall_key_name, .is_idle = hypercall_is_idle },
+	{ .name = "halt", .column = "Halt", .tps = TP(WAKEUP) | TP(HALT_POLL),
+	  .begin = no_interval, .end = no_interval, .whole = halt_whole,
+	  .key_name = halt_key_name, .is_idle = never_idle },
 };
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
@@ -504,7 +990,7 @@ const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
 
 const char *kvm_events_analysis__names(void)
 {
-	return "vmexit, mmio, ioport, userspace, msr, hypercall";
+	return "vmexit, mmio, ioport, userspace, msr, hypercall, halt";
 }
 
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis)
@@ -1027,7 +1513,7 @@ static void account(struct kvm_events_report *report,
 		add_time(report, entry, vcpu, time, duration);
 	else if (how == NO_END)
 		report->totals.no_end++;
-	else
+	else if (how == NO_BEGIN)
 		report->totals.no_begin++;
 }
 
@@ -1104,12 +1590,38 @@ void kvm_events_report__skip(struct kvm_events_report *report,
 	report->totals.unused += nr;
 }
 
+/* A sample that is a whole event: no interval to open or close. */
+static void add_whole(struct kvm_events_report *report,
+		      const struct vcpu_state *vcpu,
+		      const struct kvm_events_sample *s, u64 key, u64 duration)
+{
+	if (duration == KVM_EVENTS_NO_TIME)
+		account(report, vcpu, key, s->time, UNTIMED, 0);
+	else
+		account(report, vcpu, key, s->time - min(duration, s->time),
+			TIMED, duration);
+}
+
+/* Where an exit does not say which isa it is, the header's cpuid does. */
+static const struct kvm_events_sample *
+with_isa(const struct kvm_events_report *report,
+	 const struct kvm_events_sample *s, struct kvm_events_sample *copy)
+{
+	if (s->isa || !report->default_isa || s->tp != KVM_EVENTS_TP_EXIT)
+		return s;
+	*copy = *s;
+	copy->isa = report->default_isa;
+	return copy;
+}
+
 void kvm_events_report__add(struct kvm_events_report *report,
-			    const struct kvm_events_sample *s)
+			    const struct kvm_events_sample *sample)
 {
 	const struct kvm_events_analysis *analysis = report->analysis;
+	struct kvm_events_sample copy;
+	const struct kvm_events_sample *s = with_isa(report, sample, &copy);
 	struct vcpu_state *vcpu;
-	u64 key;
+	u64 key, duration;
 
 	if (!kvm_events_report__reads(report, s->tp)) {
 		kvm_events_report__skip(report, s->tp, 1);
@@ -1131,6 +1643,11 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		vcpu_state__begin(report, vcpu, s, key);
 	else if (analysis->end(s, &key))
 		vcpu_state__end(report, vcpu, s, key);
+	else if (analysis->whole && analysis->whole(s, &key, &duration))
+		add_whole(report, vcpu, s, key, duration);
+	else if (analysis->refine && vcpu->pending &&
+		 analysis->refine(s, &vcpu->pending_key))
+		report->totals.paired_end++;
 	else
 		report->totals.unused++;
 }
