@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <api/fs/tracing_path.h>
+#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
@@ -336,6 +337,39 @@ static int parse_time_option(struct kvm_events *kvm)
 	return 0;
 }
 
+/*
+ * perf reads a feature section cut by the end of the file as missing,
+ * without a word: say that the file was cut short (a full disk, a copy
+ * that stopped), since what it lost (the sample times, the event names)
+ * may be what the user looks for.
+ */
+static void warn_if_cut_short(struct kvm_events *kvm)
+{
+	struct perf_header *header = &kvm->session->header;
+	int nr = bitmap_weight(header->adds_features, HEADER_FEAT_BITS);
+	struct perf_file_section *sections;
+	u64 end = header->feat_offset + nr * sizeof(*sections);
+	int fd = perf_data__fd(kvm->session->data);
+	struct stat st;
+	int i;
+
+	if (perf_data__is_pipe(kvm->session->data) || header->needs_swap ||
+	    !nr || fstat(fd, &st))
+		return;
+	sections = calloc(nr, sizeof(*sections));
+	if (!sections)
+		return;
+	if (pread(fd, sections, nr * sizeof(*sections), header->feat_offset) ==
+	    (ssize_t)(nr * sizeof(*sections))) {
+		for (i = 0; i < nr; i++)
+			end = max(end, sections[i].offset + sections[i].size);
+	}
+	free(sections);
+	if (end > (u64)st.st_size)
+		pr_warning("%s: cut short: the file ends at byte %" PRIu64 ", its header's sections at %" PRIu64 "; what they held past the end is missing\n",
+			   kvm->input, (u64)st.st_size, end);
+}
+
 static int open_session(struct kvm_events *kvm)
 {
 	int ret = check_input(kvm->input);
@@ -364,6 +398,7 @@ static int open_session(struct kvm_events *kvm)
 		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
 		return ret;
 	}
+	warn_if_cut_short(kvm);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * perf kvm-events: decoders and pairing, on samples built in memory from
  * real kvm tracepoint format texts.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
 #include <linux/kernel.h>
@@ -125,6 +126,7 @@ struct kvm_fixture {
 	struct tep_handle		*tep;
 	struct kvm_events_decoder	exit, entry, mmio, pio;
 	struct kvm_events_report	report;
+	u32				pid;	/* of the samples fed, 0: 4242 */
 	u8				raw[128];
 };
 
@@ -184,7 +186,7 @@ static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
 		u32 tid, u64 time, u32 vcpu, u64 code, u32 kind)
 {
 	struct perf_sample sample = {
-		.pid = 4242, .tid = tid, .time = time,
+		.pid = f->pid ?: 4242, .tid = tid, .time = time,
 		.raw_data = f->raw, .raw_size = dec->min_raw_size,
 	};
 	struct kvm_events_sample s;
@@ -443,6 +445,82 @@ out:
 	return ret;
 }
 
+/*
+ * Values a crafted or unusual recording holds: a million distinct MMIO
+ * addresses, the largest vcpu ids, a vcpu thread id that a new VM reuses,
+ * an end stamped before its begin.
+ */
+#define MANY_KEYS	1000000
+
+static int test__kvm_events_hostile_values(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	u32 top_vcpu[1][2] = { { 0xfffffffe, 0xfffffffe } };
+	struct kvm_events_options opts = {
+		.nr_vcpu_ranges = 1, .vcpu_ranges = top_vcpu,
+	};
+	struct kvm_events_key **keys;
+	struct kvm_fixture f;
+	int ret = TEST_FAIL;
+	size_t nr = 0;
+	u32 i;
+
+	if (fixture__init(&f, kvm_exit_6_12, "mmio"))
+		goto out;
+	for (i = 0; i < MANY_KEYS; i++) {
+		if (feed(&f, &f.mmio, 300, 1000ULL * i, 0, 0x100000000ULL + 8ULL * i, 2) ||
+		    feed(&f, &f.entry, 300, 1000ULL * i + 100, 0, 0, 0))
+			goto out;
+	}
+	kvm_events_report__finish(&f.report);
+	keys = kvm_events_report__sorted(&f.report, KVM_EVENTS_SORT_SAMPLE, &nr);
+	free(keys);
+	if (!keys || nr != MANY_KEYS || f.report.totals.keyed != MANY_KEYS ||
+	    f.report.totals.total_ns != 100ULL * MANY_KEYS ||
+	    !key_is(&f.report, "0x100000008:W", 1, 1, 100) ||
+	    !buckets_add_up(&f.report.totals)) {
+		pr_debug("%zu keys of %d\n", nr, MANY_KEYS);
+		goto out;
+	}
+	kvm_events_report__exit(&f.report);
+
+	/* vcpu 2^32-2 is selected; 2^32-1 is no vcpu id, so never selected */
+	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), &opts) ||
+	    feed(&f, &f.exit, 400, 10, 0xfffffffe, 12, 0) ||
+	    feed(&f, &f.entry, 400, 30, 0xfffffffe, 0, 0) ||
+	    feed(&f, &f.exit, 401, 10, 0xffffffff, 12, 0) ||
+	    feed(&f, &f.entry, 401, 40, 0xffffffff, 0, 0))
+		goto out;
+	kvm_events_report__finish(&f.report);
+	if (!key_is(&f.report, "HLT", 1, 1, 20) || f.report.totals.filtered != 1 ||
+	    !buckets_add_up(&f.report.totals))
+		goto out;
+	kvm_events_report__exit(&f.report);
+
+	/*
+	 * VM 4242 dies inside an exit of thread 500; thread id 500 comes back
+	 * in VM 5353, whose first event, a kvm_entry, is not that exit's end.
+	 * Then an entry stamped before its exit: a sample without begin.
+	 */
+	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), NULL) ||
+	    feed(&f, &f.exit, 500, 100, 0, 30, 0))
+		goto out;
+	f.pid = 5353;
+	if (feed(&f, &f.entry, 500, 200, 0, 0, 0) ||
+	    feed(&f, &f.exit, 500, 300, 0, 10, 0) ||
+	    feed(&f, &f.entry, 500, 250, 0, 0, 0))
+		goto out;
+	kvm_events_report__finish(&f.report);
+	if (key_is(&f.report, "IO_INSTRUCTION", 1, 0, 0) &&
+	    key_is(&f.report, "CPUID", 1, 0, 0) &&
+	    f.report.totals.no_end == 1 && f.report.totals.no_begin == 1 &&
+	    buckets_add_up(&f.report.totals))
+		ret = TEST_OK;
+out:
+	fixture__exit(&f);
+	return ret;
+}
+
 /* One exit of another architecture: its key name and the isa decoded */
 struct arch_exit {
 	const char	*format;
@@ -589,6 +667,8 @@ static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: exits of arm64, riscv, loongarch, s390, powerpc and nested x86",
 		  kvm_events_arches),
 	TEST_CASE("kvm-events: halt polling from kvm_vcpu_wakeup", kvm_events_halt),
+	TEST_CASE("kvm-events: 1M keys, top vcpu ids, reused thread ids, time going back",
+		  kvm_events_hostile_values),
 	{ .name = NULL, }
 };
 

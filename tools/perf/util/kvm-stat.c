@@ -1590,6 +1590,19 @@ void kvm_events_report__skip(struct kvm_events_report *report,
 	report->totals.unused += nr;
 }
 
+/*
+ * The thread id now runs in another process: a new VM reused it after the
+ * old one ended.  Nothing the old vcpu began can end in the new one.
+ */
+static void vcpu_state__reused(struct kvm_events_report *report,
+			       struct vcpu_state *vcpu, u32 pid)
+{
+	vcpu_state__cut(report, vcpu);
+	vcpu->pid = pid;
+	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
+	vcpu->rip = 0;
+}
+
 /* A sample that is a whole event: no interval to open or close. */
 static void add_whole(struct kvm_events_report *report,
 		      const struct vcpu_state *vcpu,
@@ -1634,6 +1647,8 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		report->totals.unused++;
 		return;
 	}
+	if (vcpu->pid != s->pid)
+		vcpu_state__reused(report, vcpu, s->pid);
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
 	if (s->tp == KVM_EVENTS_TP_EXIT)

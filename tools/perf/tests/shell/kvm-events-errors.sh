@@ -13,7 +13,7 @@ trap 'rm -rf "$dir"' EXIT
 err=0
 
 # expect_error WHAT TEXT CMD...: CMD fails (not by a signal), and its
-# stderr holds TEXT.
+# stderr holds TEXT.  129 is perf's usage error, 255 an exit(-1).
 expect_error() {
 	what=$1
 	text=$2
@@ -23,7 +23,7 @@ expect_error() {
 	if [ $rc -eq 0 ]; then
 		echo "FAIL: $what: exit 0"
 		err=1
-	elif [ $rc -gt 128 ] && [ $rc -ne 129 ]; then
+	elif [ $rc -gt 128 ] && [ $rc -le 192 ] && [ $rc -ne 129 ]; then
 		echo "FAIL: $what: killed by signal $((rc - 128))"
 		err=1
 	elif ! grep -q -F -- "$text" "$dir/err"; then
@@ -83,6 +83,24 @@ if perf record -q -e cpu-clock -o "$dir/nokvm.data" -- true 2> /dev/null; then
 	perf record -q -e cpu-clock -o - -- true > "$dir/nokvm.pipe" 2> /dev/null
 	expect_error "no kvm tracepoints in a pipe" "-: no kvm tracepoints recorded" \
 		sh -c "perf kvm-events report -i - < '$dir/nokvm.pipe'"
+fi
+
+# Recording faults, where kvm tracepoints can be recorded: a command that
+# does not exist fails with perf record's message naming it; Ctrl-C
+# (SIGINT) ends a recording with a file that reports.
+if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_pio' 2> /dev/null | grep -q kvm_pio; then
+	expect_error "record of a command that does not exist" \
+		"for the '$dir/none' workload: No such file or directory" \
+		perf kvm-events record -o "$dir/none.data" -- "$dir/none"
+	timeout -s INT 1 perf kvm-events record -q -o "$dir/int.data" -- sleep 30
+	if [ $? -ne 124 ]; then
+		echo "FAIL: record stopped by SIGINT did not run until the signal"
+		err=1
+	elif ! perf kvm-events report -i "$dir/int.data" 2>&1 |
+		grep -q -F "No vmexit samples; kvm events read: none."; then
+		echo "FAIL: the recording stopped by SIGINT does not report"
+		err=1
+	fi
 fi
 
 # Recording as a user who may not read tracefs
