@@ -596,6 +596,8 @@ static int parse_fields(struct kvm_events *kvm, const char *list)
 		kvm->columns[kvm->nr_columns++] = col;
 		if (col->percentile)
 			kvm->opts.percentiles = true;
+		if (!strcmp(col->name, "stddev"))
+			kvm->opts.stddev = true;
 	}
 	free(copy);
 	return ret;
@@ -1178,7 +1180,7 @@ static int parse_report_options(struct kvm_events *kvm,
 	}
 	kvm->output = kvm->json ? OUTPUT_JSON : kvm->csv ? OUTPUT_CSV : OUTPUT_TABLE;
 	if (kvm->output != OUTPUT_TABLE)
-		kvm->opts.percentiles = true;
+		kvm->opts.percentiles = kvm->opts.stddev = true;
 	return parse_fields(kvm, kvm->fields ? kvm->fields :
 			    kvm->stats ? STATS_FIELDS : DEFAULT_FIELDS);
 }

@@ -1470,7 +1470,14 @@ static void add_time(struct kvm_events_report *report,
 {
 	entry->timed++;
 	entry->total_ns += duration;
-	update_stats(&entry->stats, duration);
+	if (report->opts.stddev) {
+		update_stats(&entry->stats, duration);
+	} else {
+		/* update_stats() without the mean and M2 nothing will print */
+		entry->stats.n++;
+		entry->stats.min = min(entry->stats.min, duration);
+		entry->stats.max = max(entry->stats.max, duration);
+	}
 	report->totals.total_ns += duration;
 	if (entry->dist && dist__add(entry->dist, duration))
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
