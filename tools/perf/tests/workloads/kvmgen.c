@@ -18,6 +18,41 @@
  *             and 1: the same vcpu ids as the first VM's, on purpose)
  *   vmx-percpu  the events of vmx, with the data section in the order
  *             'perf record' writes it (see the percpu_*() functions)
+ *   vmx-nested  6.12 VMX formats with nested virtualization: an L2 exit's
+ *             kvm_exit is followed by kvm_nested_vmexit (kvm_exit's
+ *             fields) and, if it is forwarded to L1, by
+ *             kvm_nested_vmexit_inject, then kvm_entry
+ *   vmx-halt  like vmx, plus kvm_vcpu_wakeup inside every HLT exit and
+ *             now and then kvm_halt_poll_ns after it
+ *   pvm       the 6.12 x86 formats of this host, with kvm_exit isa 3 (PVM)
+ *             and PVM's exit reasons: exception vectors, FAILED_VMENTRY
+ *             (1025) and the PVM_EXIT_REASON_* above 0xffff
+ *
+ * and, with the real 6.12 formats of each architecture (field offsets as
+ * its TP_STRUCT__entry lays them out on a 64-bit host), its HEADER_ARCH
+ * and HEADER_CPUID, and kernel addresses of its own as sample ips:
+ *   arm64     kvm:kvm_exit {ret, esr_ec, vcpu_pc} -> kvm:kvm_entry
+ *             {vcpu_pc}; every WFx trap has a kvm_wfx_arm64, every HVC64
+ *             trap a kvm_hvc_arm64; most DABT_LOW traps a kvm_mmio, and
+ *             those to the PL011 UART a kvm_userspace_exit
+ *   s390      kvm:kvm_s390_sie_exit {id, pswmask, pswaddr, icptcode} ->
+ *             kvm:kvm_s390_sie_enter; some INSTRUCTION intercepts have a
+ *             kvm_s390_handle_diag (0x44, 0x9c, 0x500), some
+ *             I_O_INSTRUCTION ones go to the VMM
+ *   ppc64le   kvm_hv:kvm_guest_exit {vcpu_id, trap, pc, msr, ceded} ->
+ *             kvm_hv:kvm_guest_enter; every SYSCALL exit has
+ *             kvm_hv:kvm_hcall_enter then kvm_hv:kvm_hcall_exit (H_CEDE
+ *             lasts long, H_PUT_TERM_CHAR goes to the VMM after it)
+ *   riscv64   kvm:kvm_exit {sepc, scause, stval, htval, htinst} ->
+ *             kvm:kvm_entry {pc}; scause has bit 63 for an interrupt
+ *   loongarch64  kvm:kvm_exit {vcpu_id, pc, reason} -> kvm:kvm_reenter,
+ *             or kvm_out, kvm_userspace_exit and then kvm:kvm_enter when
+ *             the exit went to the VMM; GSPR exits may be followed by
+ *             kvm_exit_idle (reason 64) or kvm_exit_cache (reason 65)
+ *
+ * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
+ * 0-3) of pid 4242, except two-vms.  The files are written in this host's
+ * byte order, whatever the architecture.
  *
  * EXITS is the number of kvm_exit events (default 1000), split over the
  * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint
@@ -25,7 +60,10 @@
  *
  *   <analysis> <vcpu> <key> <samples> <paired> <total_ns>
  *
- * With two VMs, <vcpu> is written <pid>/<vcpu id>, e.g. 4242/1.
+ * With two VMs, <vcpu> is written <pid>/<vcpu id>, e.g. 4242/1.  On arm64
+ * and riscv64, where no event has the vcpu id, it is written '?' (in
+ * .events too), and .truth has one line per analysis and key, summed over
+ * the vcpus; the thread tells the vcpus apart.
  *
  * OUT.data.events holds one line per sample of each analysis, in the time
  * order of the samples (over all analyses and vcpus):
@@ -44,7 +82,28 @@
  *           or 1): time is its timestamp, duration lasts until the vcpu's
  *           next kvm_entry
  *   hypercall  a kvm_hypercall (key <nr>, in decimal): time is its
- *           timestamp, duration lasts until the vcpu's next kvm_entry
+ *           timestamp, duration lasts until the vcpu's next kvm_entry.
+ *           Elsewhere the key is 0x<nr in hex>/<NAME>, or 0x<nr> for a
+ *           call without a name: on arm64 a kvm_hvc_arm64 (nr is r0) until
+ *           the next kvm_entry, on s390 a kvm_s390_handle_diag (nr is the
+ *           DIAGNOSE code) until the next kvm_s390_sie_enter, on powerpc a
+ *           kvm_hcall_enter (nr is req) until the kvm_hcall_exit
+ *   halt    vmx-halt: a kvm_vcpu_wakeup is key poll (waited 0) or wait
+ *           (waited 1), with ':invalid' appended when valid is 0; its time
+ *           is its timestamp minus its ns, and it lasts ns.  A
+ *           kvm_halt_poll_ns is key grow or shrink, has no duration ('-')
+ *           and is not an unpaired sample: paired is 0 in .truth
+ *
+ * The vmexit keys are the names of the reports: VMX and SVM exit names, and
+ * elsewhere: arm64 the ESR EC name of a trap (ret 2), but WFI or WFE after
+ * kvm_wfx_arm64's is_wfe, or else IRQ, SERROR, IL (ret 0, 1, 3); s390 the
+ * sie.h text of the intercept code, uppercased, each run of other
+ * characters than letters and digits one '_' (I_O_INSTRUCTION); powerpc
+ * the trap's name (SYSCALL for 0xc00); riscv64 the scause name, IRQ_ ones
+ * for interrupts; loongarch64 the exception code's name (GSPR), IDLE or
+ * CACHE after kvm_exit_idle or kvm_exit_cache; pvm #PF style names for
+ * the vectors; vmx-nested NAME for L1's exits, L2:NAME for L2's exits
+ * that L0 handles, L2>L1:NAME for those forwarded to L1.
  *
  * Every MSR exit (VMX MSR_READ and MSR_WRITE, SVM msr) has one kvm_msr
  * between its kvm_exit and kvm_entry, and every hypercall exit (VMX VMCALL,
@@ -104,7 +163,7 @@
 #define EVENTS_MAX_EXITS	2000000
 #define EVENTS_QUEUE_MIN	4096
 #define EVENTS_LINE_MAX		128
-#define KEY_MAX			32
+#define KEY_MAX			48
 /* perf_clock() of a host that booted about 20 minutes ago */
 #define FIRST_EVENT_TIME	1234567890123ULL
 /* One perf event per tracepoint and cpu: id = base + tp * cpus + cpu */
@@ -115,8 +174,8 @@
 #define PERCPU_LATE_PCT		5
 #define PERCPU_LATE_SEED	0x94d049bb133111ebULL
 #define OUT_BUF_SIZE		(4U << 20)
-#define MAX_STEPS		8
-#define MAX_EXIT_REASONS	16
+#define MAX_STEPS		10
+#define MAX_EXIT_REASONS	32
 #define TRACE_PAGE_SIZE		4096
 #define FEATURE_STRING_ALIGN	64
 #define FORMAT_TEXT_MAX		8192
@@ -151,6 +210,32 @@
 #define VMM_EXIT_MMIO			6
 /* Valid external interrupt, vector 0xec (the Linux local timer) */
 #define TIMER_INTR_INFO			0x800000ecU
+/* PVM's exit "isa" (VMX is 1, SVM 2) */
+#define KVM_ISA_PVM			3
+/* arm64 kvm_exit ret: ARM_EXCEPTION_* of asm/kvm_asm.h */
+#define ARM_EXCEPTION_IRQ		0
+#define ARM_EXCEPTION_EL1_SERROR	1
+#define ARM_EXCEPTION_TRAP		2
+#define ARM_EXCEPTION_IL		3
+#define ARM_EXCEPTION_HYP_GONE		0xbadca11
+/* arm64 wfx exit: kvm_wfx_arm64's is_wfe */
+#define WFX_IS_WFE			BIT(0)
+/* riscv64 scause: the interrupt bit */
+#define RISCV_SCAUSE_IRQ		BIT_ULL(63)
+/* loongarch64: the reason of kvm_exit_idle and kvm_exit_cache */
+#define LOONGARCH_EXIT_IDLE		64
+#define LOONGARCH_EXIT_CACHE		65
+/* vmx-nested: where an exit comes from, exit_desc.aux */
+#define NESTED_L2			1	/* L2 exit handled by L0 */
+#define NESTED_L2_TO_L1			2	/* L2 exit forwarded to L1 */
+/* struct kvm_run exit_reason values of other architectures */
+#define VMM_EXIT_S390_SIEIC		13
+/* s390 sie_enter: CPUSTAT_ZARCH | CPUSTAT_GED2 ... as a 6.12 host has */
+#define S390_CPUFLAGS			0x10000800
+#define VMM_EXIT_PAPR_HCALL		19
+/* powerpc kvm_hcall_exit ret: RESUME_GUEST, RESUME_HOST */
+#define PPC_RESUME_GUEST		0
+#define PPC_RESUME_HOST			2
 
 enum kvm_tp {
 	TP_KVM_EXIT,
@@ -160,7 +245,20 @@ enum kvm_tp {
 	TP_KVM_USERSPACE_EXIT,
 	TP_KVM_MSR,
 	TP_KVM_HYPERCALL,
+	/* other architectures' and newer scenarios' tracepoints */
+	TP_WFX,			/* arm64 kvm_wfx_arm64 */
+	TP_HCALL_EXIT,		/* powerpc kvm_hv:kvm_hcall_exit */
+	TP_EXIT_IDLE,		/* loongarch kvm_exit_idle */
+	TP_EXIT_CACHE,		/* loongarch kvm_exit_cache */
+	TP_KVM_REENTER,		/* loongarch: back to the guest directly */
+	TP_KVM_OUT,		/* loongarch: out to the VMM */
+	TP_NESTED_VMEXIT,
+	TP_NESTED_INJECT,
+	TP_VCPU_WAKEUP,
+	TP_HALT_POLL_NS,
 	NR_KVM_TPS,
+	/* A planning step that emits nothing: a vcpu starts to halt. */
+	STEP_HALT_START = NR_KVM_TPS,
 };
 
 static const char * const tp_names[NR_KVM_TPS] = {
@@ -171,6 +269,16 @@ static const char * const tp_names[NR_KVM_TPS] = {
 	[TP_KVM_USERSPACE_EXIT]	= "kvm_userspace_exit",
 	[TP_KVM_MSR]		= "kvm_msr",
 	[TP_KVM_HYPERCALL]	= "kvm_hypercall",
+	[TP_WFX]		= "kvm_wfx_arm64",
+	[TP_HCALL_EXIT]		= "kvm_hcall_exit",
+	[TP_EXIT_IDLE]		= "kvm_exit_idle",
+	[TP_EXIT_CACHE]		= "kvm_exit_cache",
+	[TP_KVM_REENTER]	= "kvm_reenter",
+	[TP_KVM_OUT]		= "kvm_out",
+	[TP_NESTED_VMEXIT]	= "kvm_nested_vmexit",
+	[TP_NESTED_INJECT]	= "kvm_nested_vmexit_inject",
+	[TP_VCPU_WAKEUP]	= "kvm_vcpu_wakeup",
+	[TP_HALT_POLL_NS]	= "kvm_halt_poll_ns",
 };
 
 /* Sample ip: where in the kvm modules each tracepoint fires */
@@ -182,6 +290,10 @@ static const u64 tp_ips[NR_KVM_TPS] = {
 	[TP_KVM_USERSPACE_EXIT]	= 0xffffffffc09c1b05ULL,
 	[TP_KVM_MSR]		= 0xffffffffc09d3c4aULL,
 	[TP_KVM_HYPERCALL]	= 0xffffffffc09d8e13ULL,
+	[TP_NESTED_VMEXIT]	= 0xffffffffc0b31c62ULL,
+	[TP_NESTED_INJECT]	= 0xffffffffc0b3205dULL,
+	[TP_VCPU_WAKEUP]	= 0xffffffffc09a7f18ULL,
+	[TP_HALT_POLL_NS]	= 0xffffffffc09a80b4ULL,
 };
 
 /*
@@ -218,6 +330,17 @@ enum tp_value {
 	V_HC_A1,
 	V_HC_A2,
 	V_HC_A3,
+	V_EXC_TYPE,		/* arm64 kvm_exit ret */
+	V_GUEST_MASK,		/* s390 PSW mask, powerpc MSR */
+	V_CPUFLAGS,		/* s390 sie_enter */
+	V_WFE,
+	V_HC_RET,		/* powerpc kvm_hcall_exit ret */
+	V_WAKE_NS,
+	V_WAITED,
+	V_VALID,
+	V_GROW,
+	V_POLL_NEW,
+	V_POLL_OLD,
 	NR_TP_VALUES,
 };
 
@@ -229,11 +352,18 @@ struct tp_field {
 	enum tp_value value;
 };
 
+/*
+ * A scenario's tracepoint: one with no fields is not in its recording.
+ * name, system and ip default to tp_names[], "kvm" and tp_ips[].
+ */
 struct tp_format {
 	u32 id;			/* "ID:" of the format text, attr.config */
 	u32 entry_size;		/* sizeof the kernel's trace entry struct */
 	const struct tp_field *fields;	/* ends with an empty entry */
 	const char *print_fmt;
+	const char *name;
+	const char *system;
+	u64 ip;			/* sample ip: where in the kernel it fires */
 };
 
 static const struct tp_field common_fields[] = {
@@ -386,6 +516,17 @@ static const struct tp_field kvm_hypercall_fields[] = {
 	"{ 24, \"KVM_EXIT_SYSTEM_EVENT\" }), "				\
 	"REC->errno < 0 ? -REC->errno : REC->reason"
 
+/* The same with the exit reasons of other architectures */
+#define KVM_USERSPACE_EXIT_ALL_PRINT_FMT				\
+	"\"reason %s (%d)\", REC->errno < 0 ? (REC->errno == -4 ? "	\
+	"\"restart\" : \"error\") : __print_symbolic(REC->reason, "	\
+	"{ 2, \"KVM_EXIT_IO\" }, { 3, \"KVM_EXIT_HYPERCALL\" }, "	\
+	"{ 5, \"KVM_EXIT_HLT\" }, { 6, \"KVM_EXIT_MMIO\" }, "		\
+	"{ 10, \"KVM_EXIT_INTR\" }, { 13, \"KVM_EXIT_S390_SIEIC\" }, "	\
+	"{ 19, \"KVM_EXIT_PAPR_HCALL\" }, "				\
+	"{ 24, \"KVM_EXIT_SYSTEM_EVENT\" }), "				\
+	"REC->errno < 0 ? -REC->errno : REC->reason"
+
 #define KVM_MSR_PRINT_FMT						\
 	"\"msr_%s %x = 0x%llx%s\", REC->write ? \"write\" : \"read\", "	\
 	"REC->ecx, REC->data, REC->exception ? \" (#GP)\" : \"\""
@@ -394,17 +535,21 @@ static const struct tp_field kvm_hypercall_fields[] = {
 	"\"nr 0x%lx a0 0x%lx a1 0x%lx a2 0x%lx a3 0x%lx\", REC->nr, "	\
 	"REC->a0, REC->a1, REC->a2, REC->a3"
 
+/* The 6.12 x86 formats; vmx-nested and vmx-halt add to them */
+#define FORMATS_6_12_X86						\
+	[TP_KVM_EXIT]	= { 103, 72, kvm_exit_fields, KVM_EXIT_PRINT_FMT }, \
+	[TP_KVM_ENTRY]	= { 115, 40, kvm_entry_fields, KVM_ENTRY_PRINT_FMT }, \
+	[TP_KVM_MMIO]	= { 38, 32, kvm_mmio_fields, KVM_MMIO_PRINT_FMT }, \
+	[TP_KVM_PIO]	= { 110, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT }, \
+	[TP_KVM_USERSPACE_EXIT] = { 42, 16, kvm_userspace_exit_fields,	\
+				    KVM_USERSPACE_EXIT_PRINT_FMT },	\
+	[TP_KVM_MSR]	= { 99, 32, kvm_msr_fields, KVM_MSR_PRINT_FMT }, \
+	[TP_KVM_HYPERCALL] = { 114, 48, kvm_hypercall_fields,		\
+			       KVM_HYPERCALL_PRINT_FMT }
+
 /* Formats and ids as a 6.12 x86_64 host shows them in tracefs */
 static const struct tp_format formats_6_12[NR_KVM_TPS] = {
-	[TP_KVM_EXIT]	= { 103, 72, kvm_exit_fields, KVM_EXIT_PRINT_FMT },
-	[TP_KVM_ENTRY]	= { 115, 40, kvm_entry_fields, KVM_ENTRY_PRINT_FMT },
-	[TP_KVM_MMIO]	= { 38, 32, kvm_mmio_fields, KVM_MMIO_PRINT_FMT },
-	[TP_KVM_PIO]	= { 110, 28, kvm_pio_fields, KVM_PIO_PRINT_FMT },
-	[TP_KVM_USERSPACE_EXIT] = { 42, 16, kvm_userspace_exit_fields,
-				    KVM_USERSPACE_EXIT_PRINT_FMT },
-	[TP_KVM_MSR]	= { 99, 32, kvm_msr_fields, KVM_MSR_PRINT_FMT },
-	[TP_KVM_HYPERCALL] = { 114, 48, kvm_hypercall_fields,
-			       KVM_HYPERCALL_PRINT_FMT },
+	FORMATS_6_12_X86,
 };
 
 /* A 5.4 host: other ids, vcpu_id only in kvm_entry */
@@ -422,6 +567,349 @@ static const struct tp_format formats_5_4[NR_KVM_TPS] = {
 			       KVM_HYPERCALL_PRINT_FMT },
 };
 
+/*
+ * Other architectures' 6.12 formats, from their TP_STRUCT__entry: after
+ * the 8 byte common header, each field at its natural alignment, and the
+ * entry as large as the struct, a multiple of its largest alignment.
+ */
+static const struct tp_field arm64_exit_fields[] = {
+	{ "int ret",			8,  4, true,  V_EXC_TYPE },
+	{ "unsigned int esr_ec",	12, 4, false, V_EXIT_REASON },
+	{ "unsigned long vcpu_pc",	16, 8, false, V_RIP },
+	{ }
+};
+
+/* Also riscv64's kvm_entry, there named pc */
+static const struct tp_field arm64_entry_fields[] = {
+	{ "unsigned long vcpu_pc",	8,  8, false, V_RIP },
+	{ }
+};
+
+static const struct tp_field arm64_wfx_fields[] = {
+	{ "unsigned long vcpu_pc",	8,  8, false, V_RIP },
+	{ "bool is_wfe",		16, 1, false, V_WFE },
+	{ }
+};
+
+static const struct tp_field arm64_hvc_fields[] = {
+	{ "unsigned long vcpu_pc",	8,  8, false, V_RIP },
+	{ "unsigned long r0",		16, 8, false, V_HC_NR },
+	{ "unsigned long imm",		24, 8, false, V_HC_A0 },
+	{ }
+};
+
+#define ARM64_EXIT_PRINT_FMT						\
+	"\"%s: HSR_EC: 0x%04x (%s), PC: 0x%016lx\", "			\
+	"__print_symbolic(REC->ret, { 0, \"IRQ\" }, { 1, \"SERROR\" }, " \
+	"{ 2, \"TRAP\" }, { 3, \"ILLEGAL\" }, { 0xbadca11, \"HYP_GONE\" }), " \
+	"REC->esr_ec, __print_symbolic(REC->esr_ec, "			\
+	"{ 0x01, \"WFx\" }, { 0x16, \"HVC64\" }, { 0x18, \"SYS64\" }, "	\
+	"{ 0x20, \"IABT_LOW\" }, { 0x24, \"DABT_LOW\" }, "		\
+	"{ 0x07, \"FP_ASIMD\" }, { 0x19, \"SVE\" }), REC->vcpu_pc"
+
+#define ARM64_ENTRY_PRINT_FMT "\"PC: 0x%016lx\", REC->vcpu_pc"
+
+#define ARM64_HVC_PRINT_FMT						\
+	"\"HVC at 0x%016lx (r0: 0x%016lx, imm: 0x%lx)\", "		\
+	"REC->vcpu_pc, REC->r0, REC->imm"
+
+#define ARM64_WFX_PRINT_FMT						\
+	"\"guest executed wf%c at: 0x%016lx\", "			\
+	"REC->is_wfe ? 'e' : 'i', REC->vcpu_pc"
+
+static const struct tp_format formats_arm64[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 1394, 24, arm64_exit_fields, ARM64_EXIT_PRINT_FMT,
+			    NULL, NULL, 0xffff8000800b7e2cULL },
+	[TP_KVM_ENTRY]	= { 1395, 16, arm64_entry_fields, ARM64_ENTRY_PRINT_FMT,
+			    NULL, NULL, 0xffff8000800b6f10ULL },
+	[TP_KVM_MMIO]	= { 1354, 32, kvm_mmio_fields, KVM_MMIO_PRINT_FMT,
+			    NULL, NULL, 0xffff8000800a9b6cULL },
+	[TP_KVM_USERSPACE_EXIT] = { 1358, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_ALL_PRINT_FMT,
+				    NULL, NULL, 0xffff80008009e4d0ULL },
+	[TP_KVM_HYPERCALL] = { 1410, 32, arm64_hvc_fields, ARM64_HVC_PRINT_FMT,
+			       "kvm_hvc_arm64", NULL, 0xffff8000800c1d08ULL },
+	[TP_WFX]	= { 1409, 24, arm64_wfx_fields, ARM64_WFX_PRINT_FMT,
+			    NULL, NULL, 0xffff8000800c1a44ULL },
+};
+
+/* VCPU_FIELD_COMMON of arch/s390/kvm/trace.h, then the event's own */
+static const struct tp_field s390_sie_exit_fields[] = {
+	{ "int id",			8,  4, true,  V_VCPU_ID },
+	{ "unsigned long pswmask",	16, 8, false, V_GUEST_MASK },
+	{ "unsigned long pswaddr",	24, 8, false, V_RIP },
+	{ "u8 icptcode",		32, 1, false, V_EXIT_REASON },
+	{ }
+};
+
+static const struct tp_field s390_sie_enter_fields[] = {
+	{ "int id",			8,  4, true,  V_VCPU_ID },
+	{ "unsigned long pswmask",	16, 8, false, V_GUEST_MASK },
+	{ "unsigned long pswaddr",	24, 8, false, V_RIP },
+	{ "int cpuflags",		32, 4, true,  V_CPUFLAGS },
+	{ }
+};
+
+static const struct tp_field s390_diag_fields[] = {
+	{ "int id",			8,  4, true,  V_VCPU_ID },
+	{ "unsigned long pswmask",	16, 8, false, V_GUEST_MASK },
+	{ "unsigned long pswaddr",	24, 8, false, V_RIP },
+	{ "__u16 code",			32, 2, false, V_HC_NR },
+	{ }
+};
+
+#define S390_VCPU_PRINT_FMT(str, args)					\
+	"\"%02d[%016lx-%016lx]: " str "\", REC->id, REC->pswmask, "	\
+	"REC->pswaddr, " args
+
+#define S390_SIE_EXIT_PRINT_FMT						\
+	S390_VCPU_PRINT_FMT("exit sie icptcode %d (%s)",		\
+	"REC->icptcode, __print_symbolic(REC->icptcode, "		\
+	"{ 0x00, \"Host interruption\" }, "				\
+	"{ 0x04, \"Instruction\" }, "					\
+	"{ 0x14, \"External interruption\" }, "				\
+	"{ 0x1c, \"Wait state\" }, { 0x40, \"I/O instruction\" })")
+
+#define S390_SIE_ENTER_PRINT_FMT					\
+	S390_VCPU_PRINT_FMT("entering sie flags %x", "REC->cpuflags")
+
+#define S390_DIAG_PRINT_FMT						\
+	S390_VCPU_PRINT_FMT("handle diagnose call %04x (%s)",		\
+	"REC->code, __print_symbolic(REC->code, "			\
+	"{ 0x044, \"DIAG (0x44) time slice end\" }, "			\
+	"{ 0x09c, \"DIAG (0x9c) time slice end directed\" }, "		\
+	"{ 0x500, \"DIAG (0x500) KVM virtio functions\" })")
+
+static const struct tp_format formats_s390[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 1187, 40, s390_sie_exit_fields,
+			    S390_SIE_EXIT_PRINT_FMT, "kvm_s390_sie_exit",
+			    NULL, 0x000003ff803b9a6eULL },
+	[TP_KVM_ENTRY]	= { 1185, 40, s390_sie_enter_fields,
+			    S390_SIE_ENTER_PRINT_FMT, "kvm_s390_sie_enter",
+			    NULL, 0x000003ff803b98d2ULL },
+	[TP_KVM_USERSPACE_EXIT] = { 1160, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_ALL_PRINT_FMT,
+				    NULL, NULL, 0x000003ff8039c2a4ULL },
+	[TP_KVM_HYPERCALL] = { 1196, 40, s390_diag_fields,
+			       S390_DIAG_PRINT_FMT, "kvm_s390_handle_diag",
+			       NULL, 0x000003ff803d41f0ULL },
+};
+
+/* arch/powerpc/kvm/trace_hv.h: system kvm_hv */
+static const struct tp_field ppc_guest_exit_fields[] = {
+	{ "int vcpu_id",		8,  4, true,  V_VCPU_ID },
+	{ "int trap",			12, 4, true,  V_EXIT_REASON },
+	{ "unsigned long pc",		16, 8, false, V_RIP },
+	{ "unsigned long msr",		24, 8, false, V_GUEST_MASK },
+	{ "u8 ceded",			32, 1, false, V_ZERO },
+	{ }
+};
+
+static const struct tp_field ppc_guest_enter_fields[] = {
+	{ "int vcpu_id",		8,  4, true,  V_VCPU_ID },
+	{ "unsigned long pc",		16, 8, false, V_RIP },
+	{ "unsigned long pending_exceptions", 24, 8, false, V_ZERO },
+	{ "u8 ceded",			32, 1, false, V_ZERO },
+	{ }
+};
+
+static const struct tp_field ppc_hcall_enter_fields[] = {
+	{ "int vcpu_id",		8,  4, true,  V_VCPU_ID },
+	{ "unsigned long req",		16, 8, false, V_HC_NR },
+	{ "unsigned long gpr4",		24, 8, false, V_HC_A0 },
+	{ "unsigned long gpr5",		32, 8, false, V_HC_A1 },
+	{ "unsigned long gpr6",		40, 8, false, V_HC_A2 },
+	{ "unsigned long gpr7",		48, 8, false, V_HC_A3 },
+	{ }
+};
+
+static const struct tp_field ppc_hcall_exit_fields[] = {
+	{ "int vcpu_id",		8,  4, true,  V_VCPU_ID },
+	{ "unsigned long ret",		16, 8, false, V_HC_RET },
+	{ "unsigned long hcall_rc",	24, 8, false, V_ZERO },
+	{ }
+};
+
+#define PPC_GUEST_EXIT_PRINT_FMT					\
+	"\"VCPU %d: trap=%s pc=0x%lx msr=0x%lx, ceded=%d\", "		\
+	"REC->vcpu_id, __print_symbolic(REC->trap, "			\
+	"{ 0x500, \"EXTERNAL\" }, { 0x900, \"DECREMENTER\" }, "		\
+	"{ 0x980, \"HV_DECREMENTER\" }, { 0xc00, \"SYSCALL\" }, "	\
+	"{ 0xe00, \"H_DATA_STORAGE\" }, { 0xe80, \"H_DOORBELL\" }), "	\
+	"REC->pc, REC->msr, REC->ceded"
+
+#define PPC_GUEST_ENTER_PRINT_FMT					\
+	"\"VCPU %d: pc=0x%lx pexcp=0x%lx ceded=%d\", REC->vcpu_id, "	\
+	"REC->pc, REC->pending_exceptions, REC->ceded"
+
+#define PPC_HCALL_ENTER_PRINT_FMT					\
+	"\"VCPU %d: hcall=%s GPR4-7=0x%lx,0x%lx,0x%lx,0x%lx\", "	\
+	"REC->vcpu_id, __print_symbolic(REC->req, "			\
+	"{ 0x20, \"H_PUT_TCE\" }, { 0x58, \"H_PUT_TERM_CHAR\" }, "	\
+	"{ 0x64, \"H_EOI\" }, { 0x6c, \"H_IPI\" }, { 0xe0, \"H_CEDE\" }), " \
+	"REC->gpr4, REC->gpr5, REC->gpr6, REC->gpr7"
+
+#define PPC_HCALL_EXIT_PRINT_FMT					\
+	"\"VCPU %d: ret=%s hcall_rc=%s\", REC->vcpu_id, "		\
+	"__print_symbolic(REC->ret, { 0, \"RESUME_GUEST\" }, "		\
+	"{ 2, \"RESUME_HOST\" }), "					\
+	"__print_symbolic(REC->ret & 2 ? 9999 : REC->hcall_rc, "	\
+	"{ 0, \"H_SUCCESS\" }, { 9999, \"H_TOO_HARD\" })"
+
+static const struct tp_format formats_ppc[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 1562, 40, ppc_guest_exit_fields,
+			    PPC_GUEST_EXIT_PRINT_FMT, "kvm_guest_exit",
+			    "kvm_hv", 0xc0080000104f3c8cULL },
+	[TP_KVM_ENTRY]	= { 1561, 40, ppc_guest_enter_fields,
+			    PPC_GUEST_ENTER_PRINT_FMT, "kvm_guest_enter",
+			    "kvm_hv", 0xc0080000104f2e50ULL },
+	[TP_KVM_USERSPACE_EXIT] = { 1520, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_ALL_PRINT_FMT,
+				    NULL, NULL, 0xc008000010262f1cULL },
+	[TP_KVM_HYPERCALL] = { 1566, 56, ppc_hcall_enter_fields,
+			       PPC_HCALL_ENTER_PRINT_FMT, "kvm_hcall_enter",
+			       "kvm_hv", 0xc0080000104e7a14ULL },
+	[TP_HCALL_EXIT]	= { 1567, 32, ppc_hcall_exit_fields,
+			    PPC_HCALL_EXIT_PRINT_FMT, "kvm_hcall_exit",
+			    "kvm_hv", 0xc0080000104e7c38ULL },
+};
+
+static const struct tp_field riscv_exit_fields[] = {
+	{ "unsigned long sepc",		8,  8, false, V_RIP },
+	{ "unsigned long scause",	16, 8, false, V_EXIT_REASON },
+	{ "unsigned long stval",	24, 8, false, V_INFO1 },
+	{ "unsigned long htval",	32, 8, false, V_INFO2 },
+	{ "unsigned long htinst",	40, 8, false, V_ZERO },
+	{ }
+};
+
+static const struct tp_field riscv_entry_fields[] = {
+	{ "unsigned long pc",		8,  8, false, V_RIP },
+	{ }
+};
+
+#define RISCV_EXIT_PRINT_FMT						\
+	"\"SEPC:0x%lx, SCAUSE:0x%lx, STVAL:0x%lx, HTVAL:0x%lx, "	\
+	"HTINST:0x%lx\", REC->sepc, REC->scause, REC->stval, "		\
+	"REC->htval, REC->htinst"
+
+/* sic: the kernel's format has "0x016%lx" */
+#define RISCV_ENTRY_PRINT_FMT "\"PC: 0x016%lx\", REC->pc"
+
+static const struct tp_format formats_riscv[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 712, 48, riscv_exit_fields, RISCV_EXIT_PRINT_FMT,
+			    NULL, NULL, 0xffffffff0153a2c6ULL },
+	[TP_KVM_ENTRY]	= { 711, 16, riscv_entry_fields, RISCV_ENTRY_PRINT_FMT,
+			    NULL, NULL, 0xffffffff01539e1aULL },
+	[TP_KVM_USERSPACE_EXIT] = { 686, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_ALL_PRINT_FMT,
+				    NULL, NULL, 0xffffffff0152b40cULL },
+};
+
+/* The kvm_exit and kvm_transition classes of arch/loongarch/kvm/trace.h */
+static const struct tp_field loongarch_exit_fields[] = {
+	{ "unsigned int vcpu_id",	8,  4, false, V_VCPU_ID },
+	{ "unsigned long pc",		16, 8, false, V_RIP },
+	{ "unsigned int reason",	24, 4, false, V_EXIT_REASON },
+	{ }
+};
+
+static const struct tp_field loongarch_transition_fields[] = {
+	{ "unsigned int vcpu_id",	8,  4, false, V_VCPU_ID },
+	{ "unsigned long pc",		16, 8, false, V_RIP },
+	{ }
+};
+
+#define LOONGARCH_EXIT_PRINT_FMT					\
+	"\"vcpu %u [%s] PC: 0x%08lx\", REC->vcpu_id, "			\
+	"__print_symbolic(REC->reason, { 64, \"IDLE\" }, "		\
+	"{ 65, \"CACHE\" }), REC->pc"
+
+#define LOONGARCH_TRANSITION_PRINT_FMT					\
+	"\"vcpu %u PC: 0x%08lx\", REC->vcpu_id, REC->pc"
+
+static const struct tp_format formats_loongarch[NR_KVM_TPS] = {
+	[TP_KVM_EXIT]	= { 1045, 32, loongarch_exit_fields,
+			    LOONGARCH_EXIT_PRINT_FMT,
+			    NULL, NULL, 0xffff800002a4c1f8ULL },
+	[TP_KVM_ENTRY]	= { 1040, 24, loongarch_transition_fields,
+			    LOONGARCH_TRANSITION_PRINT_FMT, "kvm_enter",
+			    NULL, 0xffff800002a51e30ULL },
+	[TP_KVM_USERSPACE_EXIT] = { 1006, 16, kvm_userspace_exit_fields,
+				    KVM_USERSPACE_EXIT_ALL_PRINT_FMT,
+				    NULL, NULL, 0xffff800002a3b56cULL },
+	[TP_EXIT_IDLE]	= { 1043, 32, loongarch_exit_fields,
+			    LOONGARCH_EXIT_PRINT_FMT,
+			    NULL, NULL, 0xffff800002a4d9a4ULL },
+	[TP_EXIT_CACHE]	= { 1044, 32, loongarch_exit_fields,
+			    LOONGARCH_EXIT_PRINT_FMT,
+			    NULL, NULL, 0xffff800002a4dc10ULL },
+	[TP_KVM_REENTER] = { 1041, 24, loongarch_transition_fields,
+			     LOONGARCH_TRANSITION_PRINT_FMT,
+			     NULL, NULL, 0xffff800002a520c4ULL },
+	[TP_KVM_OUT]	= { 1042, 24, loongarch_transition_fields,
+			    LOONGARCH_TRANSITION_PRINT_FMT,
+			    NULL, NULL, 0xffff800002a52248ULL },
+};
+
+/* x86: this host's kvm_nested_vmexit has kvm_exit's fields */
+static const struct tp_field kvm_nested_inject_fields[] = {
+	{ "__u32 exit_code",		8,  4, false, V_EXIT_REASON },
+	{ "__u64 exit_info1",		16, 8, false, V_INFO1 },
+	{ "__u64 exit_info2",		24, 8, false, V_INFO2 },
+	{ "__u32 exit_int_info",	32, 4, false, V_INTR_INFO },
+	{ "__u32 exit_int_info_err",	36, 4, false, V_ZERO },
+	{ "__u32 isa",			40, 4, false, V_ISA },
+	{ }
+};
+
+static const struct tp_field kvm_vcpu_wakeup_fields[] = {
+	{ "__u64 ns",			8,  8, false, V_WAKE_NS },
+	{ "bool waited",		16, 1, false, V_WAITED },
+	{ "bool valid",			17, 1, false, V_VALID },
+	{ }
+};
+
+static const struct tp_field kvm_halt_poll_ns_fields[] = {
+	{ "bool grow",			8,  1, false, V_GROW },
+	{ "unsigned int vcpu_id",	12, 4, false, V_VCPU_ID },
+	{ "unsigned int new",		16, 4, false, V_POLL_NEW },
+	{ "unsigned int old",		20, 4, false, V_POLL_OLD },
+	{ }
+};
+
+#define KVM_NESTED_INJECT_PRINT_FMT					\
+	"\"reason: %s ext_inf1: 0x%016llx ext_inf2: 0x%016llx "	\
+	"ext_int: 0x%08x ext_int_err: 0x%08x\", (REC->isa == 1) ? "	\
+	"__print_symbolic(REC->exit_code & 0xffff, "			\
+	VMX_EXIT_SYMBOLS ") : "						\
+	"__print_symbolic(REC->exit_code, " SVM_EXIT_SYMBOLS "), "	\
+	"REC->exit_info1, REC->exit_info2, REC->exit_int_info, "	\
+	"REC->exit_int_info_err"
+
+static const struct tp_format formats_6_12_nested[NR_KVM_TPS] = {
+	FORMATS_6_12_X86,
+	[TP_NESTED_VMEXIT] = { 90, 72, kvm_exit_fields, KVM_EXIT_PRINT_FMT },
+	[TP_NESTED_INJECT] = { 89, 48, kvm_nested_inject_fields,
+			       KVM_NESTED_INJECT_PRINT_FMT },
+};
+
+#define KVM_VCPU_WAKEUP_PRINT_FMT					\
+	"\"%s time %lld ns, polling %s\", REC->waited ? \"wait\" : "	\
+	"\"poll\", REC->ns, REC->valid ? \"valid\" : \"invalid\""
+
+#define KVM_HALT_POLL_NS_PRINT_FMT					\
+	"\"vcpu %u: halt_poll_ns %u (%s %u)\", REC->vcpu_id, REC->new, " \
+	"REC->grow ? \"grow\" : \"shrink\", REC->old"
+
+static const struct tp_format formats_6_12_halt[NR_KVM_TPS] = {
+	FORMATS_6_12_X86,
+	[TP_VCPU_WAKEUP] = { 41, 24, kvm_vcpu_wakeup_fields,
+			     KVM_VCPU_WAKEUP_PRINT_FMT },
+	[TP_HALT_POLL_NS] = { 31, 24, kvm_halt_poll_ns_fields,
+			      KVM_HALT_POLL_NS_PRINT_FMT },
+};
+
 /* What happens between a kvm_exit and the next kvm_entry */
 enum exit_work {
 	WORK_NONE,	/* handled in the kernel, no further tracepoint */
@@ -431,11 +919,16 @@ enum exit_work {
 	WORK_MMIO,	/* maybe an emulated MMIO access: kvm_mmio */
 	WORK_MSR,	/* RDMSR or WRMSR emulated in the kernel: kvm_msr */
 	WORK_HYPERCALL,	/* VMCALL or VMMCALL: kvm_hypercall */
+	WORK_WFX,	/* arm64 WFI or WFE: kvm_wfx_arm64 */
+	WORK_VMM,	/* maybe handed to the VMM: kvm_userspace_exit */
 };
 
 /* Kinds of MMIO targets, see mmio_targets[] */
 #define MMIO_APIC	BIT(0)	/* local APIC, emulated in the kernel */
 #define MMIO_HPET	BIT(1)	/* HPET, emulated by the VMM */
+#define MMIO_GIC	BIT(2)	/* arm64 GIC distributor, in the kernel */
+#define MMIO_PL011	BIT(3)	/* arm64 PL011 UART, emulated by the VMM */
+#define MMIO_KERNEL	(MMIO_APIC | MMIO_GIC)
 #define APIC_EXIT_MIN_NS	1500
 #define APIC_EXIT_MAX_NS	8000
 /* MSR exits: which accesses, see msr_targets[] */
@@ -452,34 +945,177 @@ struct exit_desc {
 	u32 min_ns;		/* kvm_exit -> kvm_entry duration range */
 	u32 max_ns;
 	enum exit_work work;
-	unsigned int mmio_pct;	/* WORK_MMIO: how many of them access MMIO */
-	unsigned int kinds;	/* WORK_MMIO: MMIO_*, WORK_MSR: MSR_RD/WR */
+	/*
+	 * How many of them do the work: access MMIO (WORK_MMIO), make a
+	 * hypercall (WORK_HYPERCALL, all of them if 0), go to the VMM
+	 * (WORK_VMM)
+	 */
+	unsigned int pct;
+	/*
+	 * WORK_MMIO: MMIO_*, WORK_MSR: MSR_RD/WR, WORK_WFX: WFX_IS_WFE,
+	 * WORK_VMM: the kvm_run exit reason
+	 */
+	unsigned int kinds;
+	/*
+	 * arm64: the exception type (kvm_exit ret); riscv64: 1 for an
+	 * interrupt; loongarch64: the reason of the kvm_exit_idle or
+	 * kvm_exit_cache that follows; vmx-nested: NESTED_*
+	 */
+	u32 aux;
 };
 
 static const struct exit_desc vmx_exits[] = {
-	{ 1,  "EXTERNAL_INTERRUPT", 150, 500, 3000, WORK_IRQ, 0, 0 },
-	{ 10, "CPUID", 40, 600, 1500, WORK_NONE, 0, 0 },
-	{ 12, "HLT", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
-	{ 18, "VMCALL", 45, 1000, 6000, WORK_HYPERCALL, 0, 0 },
-	{ 30, "IO_INSTRUCTION", 120, 5000, 200000, WORK_PIO, 0, 0 },
-	{ 31, "MSR_READ", 60, 600, 3000, WORK_MSR, 0, MSR_RD },
-	{ 32, "MSR_WRITE", 200, 700, 4000, WORK_MSR, 0, MSR_WR },
-	{ 44, "APIC_ACCESS", 90, 1500, 8000, WORK_MMIO, 100, MMIO_APIC },
-	{ 48, "EPT_VIOLATION", 60, 3000, 60000, WORK_MMIO, 25, MMIO_HPET },
-	{ 49, "EPT_MISCONFIG", 100, 4000, 120000, WORK_MMIO, 100, MMIO_HPET },
-	{ 99, NULL, 5, 500, 2000, WORK_NONE, 0, 0 },
+	{ 1,  "EXTERNAL_INTERRUPT", 150, 500, 3000, WORK_IRQ, 0, 0, 0 },
+	{ 10, "CPUID", 40, 600, 1500, WORK_NONE, 0, 0, 0 },
+	{ 12, "HLT", 120, 1000000, 7000000, WORK_HALT, 0, 0, 0 },
+	{ 18, "VMCALL", 45, 1000, 6000, WORK_HYPERCALL, 0, 0, 0 },
+	{ 30, "IO_INSTRUCTION", 120, 5000, 200000, WORK_PIO, 0, 0, 0 },
+	{ 31, "MSR_READ", 60, 600, 3000, WORK_MSR, 0, MSR_RD, 0 },
+	{ 32, "MSR_WRITE", 200, 700, 4000, WORK_MSR, 0, MSR_WR, 0 },
+	{ 44, "APIC_ACCESS", 90, 1500, 8000, WORK_MMIO, 100, MMIO_APIC, 0 },
+	{ 48, "EPT_VIOLATION", 60, 3000, 60000, WORK_MMIO, 25, MMIO_HPET, 0 },
+	{ 49, "EPT_MISCONFIG", 100, 4000, 120000, WORK_MMIO, 100, MMIO_HPET, 0 },
+	{ 99, NULL, 5, 500, 2000, WORK_NONE, 0, 0, 0 },
 };
 
 static const struct exit_desc svm_exits[] = {
-	{ 0x060, "interrupt", 150, 500, 3000, WORK_IRQ, 0, 0 },
-	{ 0x072, "cpuid", 40, 600, 1500, WORK_NONE, 0, 0 },
-	{ 0x078, "hlt", 120, 1000000, 7000000, WORK_HALT, 0, 0 },
-	{ 0x07b, "io", 120, 5000, 200000, WORK_PIO, 0, 0 },
-	{ 0x07c, "msr", 260, 600, 4000, WORK_MSR, 0, MSR_RD | MSR_WR },
-	{ 0x081, "hypercall", 45, 1000, 6000, WORK_HYPERCALL, 0, 0 },
+	{ 0x060, "interrupt", 150, 500, 3000, WORK_IRQ, 0, 0, 0 },
+	{ 0x072, "cpuid", 40, 600, 1500, WORK_NONE, 0, 0, 0 },
+	{ 0x078, "hlt", 120, 1000000, 7000000, WORK_HALT, 0, 0, 0 },
+	{ 0x07b, "io", 120, 5000, 200000, WORK_PIO, 0, 0, 0 },
+	{ 0x07c, "msr", 260, 600, 4000, WORK_MSR, 0, MSR_RD | MSR_WR, 0 },
+	{ 0x081, "hypercall", 45, 1000, 6000, WORK_HYPERCALL, 0, 0, 0 },
 	{ 0x400, "npf", 150, 3000, 120000, WORK_MMIO, 70,
-	  MMIO_APIC | MMIO_HPET },
-	{ 0x0f0, NULL, 5, 500, 2000, WORK_NONE, 0, 0 },
+	  MMIO_APIC | MMIO_HPET, 0 },
+	{ 0x0f0, NULL, 5, 500, 2000, WORK_NONE, 0, 0, 0 },
+};
+
+/* arm64: ESR_ELx_EC_* of traps, the exception type of other exits */
+static const struct exit_desc arm64_exits[] = {
+	{ 0, "IRQ", 150, 500, 3000, WORK_NONE, 0, 0, ARM_EXCEPTION_IRQ },
+	{ 0x01, "WFI", 120, 1000000, 7000000, WORK_WFX, 0, 0,
+	  ARM_EXCEPTION_TRAP },
+	{ 0x01, "WFE", 40, 500, 4000, WORK_WFX, 0, WFX_IS_WFE,
+	  ARM_EXCEPTION_TRAP },
+	{ 0x16, "HVC64", 60, 1000, 6000, WORK_HYPERCALL, 0, 0,
+	  ARM_EXCEPTION_TRAP },
+	{ 0x18, "SYS64", 150, 600, 3000, WORK_NONE, 0, 0, ARM_EXCEPTION_TRAP },
+	{ 0x24, "DABT_LOW", 150, 3000, 120000, WORK_MMIO, 80,
+	  MMIO_GIC | MMIO_PL011, ARM_EXCEPTION_TRAP },
+	{ 0x20, "IABT_LOW", 40, 2000, 40000, WORK_NONE, 0, 0,
+	  ARM_EXCEPTION_TRAP },
+	{ 0x07, "FP_ASIMD", 20, 300, 1500, WORK_NONE, 0, 0,
+	  ARM_EXCEPTION_TRAP },
+	{ 0, "SERROR", 2, 2000, 8000, WORK_NONE, 0, 0,
+	  ARM_EXCEPTION_EL1_SERROR },
+	{ 0, "IL", 1, 1000, 4000, WORK_NONE, 0, 0, ARM_EXCEPTION_IL },
+};
+
+/* s390: SIE intercept codes */
+static const struct exit_desc s390_exits[] = {
+	{ 0x00, "HOST_INTERRUPTION", 100, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 0x04, "INSTRUCTION", 250, 800, 20000, WORK_HYPERCALL, 40, 0, 0 },
+	{ 0x08, "PROGRAM_INTERRUPTION", 20, 1000, 8000, WORK_NONE, 0, 0, 0 },
+	{ 0x0c, "INSTRUCTION_AND_PROGRAM_INTERRUPTION", 5, 1000, 8000,
+	  WORK_NONE, 0, 0, 0 },
+	{ 0x14, "EXTERNAL_INTERRUPTION", 80, 600, 4000, WORK_NONE, 0, 0, 0 },
+	{ 0x1c, "WAIT_STATE", 120, 1000000, 7000000, WORK_HALT, 0, 0, 0 },
+	{ 0x28, "STOP_REQUEST", 3, 2000, 10000, WORK_NONE, 0, 0, 0 },
+	{ 0x2c, "OPERATION_EXCEPTION", 2, 1000, 5000, WORK_NONE, 0, 0, 0 },
+	{ 0x38, "PARTIAL_EXECUTION", 30, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 0x40, "I_O_INSTRUCTION", 100, 5000, 150000, WORK_VMM, 60,
+	  VMM_EXIT_S390_SIEIC, 0 },
+};
+
+/* powerpc book3s HV: the interrupt vector (trap) of the exit */
+static const struct exit_desc ppc_exits[] = {
+	{ 0x500, "EXTERNAL", 80, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 0x980, "HV_DECREMENTER", 150, 500, 2500, WORK_NONE, 0, 0, 0 },
+	{ 0xc00, "SYSCALL", 200, 1000, 8000, WORK_HYPERCALL, 0, 0, 0 },
+	{ 0xe00, "H_DATA_STORAGE", 100, 3000, 60000, WORK_VMM, 30,
+	  VMM_EXIT_MMIO, 0 },
+	{ 0xe40, "H_EMUL_ASSIST", 20, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 0xe80, "H_DOORBELL", 60, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 0xea0, "H_VIRT", 40, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 0xf60, "FAC_UNAVAIL", 10, 500, 2000, WORK_NONE, 0, 0, 0 },
+	{ 0x1500, "HV_SOFTPATCH", 3, 1000, 4000, WORK_NONE, 0, 0, 0 },
+};
+
+/* riscv64: scause, aux 1 for an interrupt */
+static const struct exit_desc riscv_exits[] = {
+	{ 5, "IRQ_S_TIMER", 120, 500, 3000, WORK_NONE, 0, 0, 1 },
+	{ 9, "IRQ_S_EXT", 90, 500, 4000, WORK_NONE, 0, 0, 1 },
+	{ 1, "IRQ_S_SOFT", 40, 500, 2500, WORK_NONE, 0, 0, 1 },
+	{ 12, "IRQ_S_GEXT", 20, 500, 2500, WORK_NONE, 0, 0, 1 },
+	{ 10, "SUPERVISOR_SYSCALL", 150, 800, 6000, WORK_NONE, 0, 0, 0 },
+	{ 22, "VIRTUAL_INST_FAULT", 120, 1000000, 7000000, WORK_HALT, 0, 0, 0 },
+	{ 21, "LOAD_GUEST_PAGE_FAULT", 100, 3000, 120000, WORK_VMM, 50,
+	  VMM_EXIT_MMIO, 0 },
+	{ 23, "STORE_GUEST_PAGE_FAULT", 80, 3000, 120000, WORK_VMM, 50,
+	  VMM_EXIT_MMIO, 0 },
+	{ 20, "INST_GUEST_PAGE_FAULT", 20, 2000, 40000, WORK_NONE, 0, 0, 0 },
+	{ 2, "INST_ILLEGAL", 5, 800, 3000, WORK_NONE, 0, 0, 0 },
+};
+
+/*
+ * loongarch64: the exception code.  IDLE and CACHE are GSPR exits that
+ * kvm_exit_idle or kvm_exit_cache follows.
+ */
+static const struct exit_desc loongarch_exits[] = {
+	{ 0, "INT", 150, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 22, "GSPR", 80, 800, 6000, WORK_NONE, 0, 0, 0 },
+	{ 22, "IDLE", 120, 1000000, 7000000, WORK_HALT, 0, 0,
+	  LOONGARCH_EXIT_IDLE },
+	{ 22, "CACHE", 10, 1000, 5000, WORK_NONE, 0, 0, LOONGARCH_EXIT_CACHE },
+	{ 23, "HVC", 60, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 1, "TLBL", 60, 3000, 120000, WORK_VMM, 40, VMM_EXIT_MMIO, 0 },
+	{ 2, "TLBS", 40, 3000, 120000, WORK_VMM, 40, VMM_EXIT_MMIO, 0 },
+	{ 15, "FPDIS", 30, 300, 1500, WORK_NONE, 0, 0, 0 },
+	{ 16, "LSXDIS", 10, 300, 1500, WORK_NONE, 0, 0, 0 },
+	{ 24, "GCM", 10, 1000, 5000, WORK_NONE, 0, 0, 0 },
+};
+
+/* PVM: exception vectors and PVM_EXIT_REASON_* */
+static const struct exit_desc pvm_exits[] = {
+	{ 0x50000, "INTERRUPT", 150, 500, 3000, WORK_NONE, 0, 0, 0 },
+	{ 0x10000, "SYSCALL", 200, 500, 2000, WORK_NONE, 0, 0, 0 },
+	{ 0x30000, "ERETU", 150, 400, 1500, WORK_NONE, 0, 0, 0 },
+	{ 0x40000, "ERETS", 60, 400, 1500, WORK_NONE, 0, 0, 0 },
+	{ 0x20000, "HYPERCALL", 100, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 14, "#PF", 150, 1000, 30000, WORK_NONE, 0, 0, 0 },
+	{ 13, "#GP", 20, 1000, 8000, WORK_NONE, 0, 0, 0 },
+	{ 7, "#NM", 20, 300, 1500, WORK_NONE, 0, 0, 0 },
+	{ 6, "#UD", 5, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 3, "#BP", 3, 1000, 6000, WORK_NONE, 0, 0, 0 },
+	{ 0x60000, "INT80", 10, 500, 2000, WORK_NONE, 0, 0, 0 },
+	{ 1025, "FAILED_VMENTRY", 1, 2000, 8000, WORK_NONE, 0, 0, 0 },
+};
+
+/* vmx-nested: L1 exits, L2 exits L0 handles, L2 exits forwarded to L1 */
+static const struct exit_desc vmx_nested_exits[] = {
+	{ 1,  "EXTERNAL_INTERRUPT", 80, 500, 3000, WORK_IRQ, 0, 0, 0 },
+	{ 12, "HLT", 60, 1000000, 7000000, WORK_HALT, 0, 0, 0 },
+	{ 24, "VMRESUME", 120, 2000, 8000, WORK_NONE, 0, 0, 0 },
+	{ 23, "VMREAD", 30, 500, 1500, WORK_NONE, 0, 0, 0 },
+	{ 25, "VMWRITE", 30, 500, 1500, WORK_NONE, 0, 0, 0 },
+	{ 48, "EPT_VIOLATION", 40, 3000, 60000, WORK_NONE, 0, 0, 0 },
+	{ 1,  "L2:EXTERNAL_INTERRUPT", 120, 500, 3000, WORK_IRQ, 0, 0,
+	  NESTED_L2 },
+	{ 48, "L2:EPT_VIOLATION", 80, 3000, 60000, WORK_NONE, 0, 0,
+	  NESTED_L2 },
+	{ 49, "L2:EPT_MISCONFIG", 30, 4000, 80000, WORK_NONE, 0, 0,
+	  NESTED_L2 },
+	{ 52, "L2:PREEMPTION_TIMER", 40, 500, 2500, WORK_NONE, 0, 0,
+	  NESTED_L2 },
+	{ 10, "L2>L1:CPUID", 60, 2000, 8000, WORK_NONE, 0, 0,
+	  NESTED_L2_TO_L1 },
+	{ 30, "L2>L1:IO_INSTRUCTION", 60, 2000, 10000, WORK_NONE, 0, 0,
+	  NESTED_L2_TO_L1 },
+	{ 12, "L2>L1:HLT", 40, 2000, 8000, WORK_NONE, 0, 0, NESTED_L2_TO_L1 },
+	{ 32, "L2>L1:MSR_WRITE", 60, 2000, 8000, WORK_NONE, 0, 0,
+	  NESTED_L2_TO_L1 },
+	{ 18, "L2>L1:VMCALL", 20, 2000, 8000, WORK_NONE, 0, 0,
+	  NESTED_L2_TO_L1 },
 };
 
 enum mmio_target_idx {
@@ -488,6 +1124,10 @@ enum mmio_target_idx {
 	MMIO_TIMER_COUNT_W,
 	MMIO_ICR_HIGH_W,
 	MMIO_HPET_CAP_R,
+	MMIO_GICD_ISENABLER_W,
+	MMIO_GICD_TYPER_R,
+	MMIO_PL011_DR_W,
+	MMIO_PL011_FR_R,
 	NR_MMIO_TARGETS,
 };
 
@@ -515,6 +1155,17 @@ static const struct mmio_target mmio_targets[NR_MMIO_TARGETS] = {
 	/* HPET capabilities and id */
 	[MMIO_HPET_CAP_R]	= { 0xfed00000, KVM_TRACE_MMIO_READ,
 				    MMIO_HPET, 10, 0x8086a201 },
+	/* arm64 virt machine: enable an interrupt at the GIC distributor */
+	[MMIO_GICD_ISENABLER_W]	= { 0x08000100, KVM_TRACE_MMIO_WRITE,
+				    MMIO_GIC, 30, 0x08000000 },
+	/* the GIC's number of interrupt lines */
+	[MMIO_GICD_TYPER_R]	= { 0x08000004, KVM_TRACE_MMIO_READ,
+				    MMIO_GIC, 10, 0x0078000b },
+	/* console output and the UART's flags */
+	[MMIO_PL011_DR_W]	= { 0x09000000, KVM_TRACE_MMIO_WRITE,
+				    MMIO_PL011, 35, 0x6b },
+	[MMIO_PL011_FR_R]	= { 0x09000018, KVM_TRACE_MMIO_READ,
+				    MMIO_PL011, 25, 0x90 },
 };
 
 enum pio_target_idx {
@@ -598,9 +1249,16 @@ enum hc_target_idx {
 	NR_HC_TARGETS,
 };
 
+/* The largest table of hypercalls below */
+#define MAX_HC_TARGETS	8
+
 struct hc_target {
 	u64 nr;
 	unsigned int weight;
+	const char *name;	/* other than x86: the key's name part */
+	bool vmm;		/* goes on to the VMM */
+	u32 min_ns;		/* the exit's duration, if not the exit's */
+	u32 max_ns;
 };
 
 static const struct hc_target hc_targets[NR_HC_TARGETS] = {
@@ -608,9 +1266,41 @@ static const struct hc_target hc_targets[NR_HC_TARGETS] = {
 	[HC_SEND_IPI]		= { 10, 40 },
 	[HC_SCHED_YIELD]	= { 11, 20 },
 	/* goes on to the VMM: KVM_EXIT_HYPERCALL */
-	[HC_MAP_GPA_RANGE]	= { 12, 10 },
+	[HC_MAP_GPA_RANGE]	= { 12, 10, NULL, true, HC_VMM_EXIT_MIN_NS,
+				    HC_VMM_EXIT_MAX_NS },
 	/* -KVM_ENOSYS */
 	[HC_UNKNOWN]		= { 0x77, 5 },
+};
+
+/* arm64: PSCI and SMCCC function ids in r0, a KVM vendor call, an unknown */
+static const struct hc_target arm64_hcs[] = {
+	{ 0x84000000, 2, "PSCI_VERSION", false, 0, 0 },
+	{ 0xc4000001, 30, "CPU_SUSPEND", false, 0, 0 },
+	{ 0xc4000003, 5, "CPU_ON", false, 0, 0 },
+	{ 0x80000000, 3, "SMCCC_VERSION", false, 0, 0 },
+	{ 0x80000001, 10, "SMCCC_ARCH_FEATURES", false, 0, 0 },
+	/* ARM_SMCCC_VENDOR_HYP_KVM_PTP_FUNC_ID */
+	{ 0x86000001, 20, NULL, false, 0, 0 },
+	/* forwarded to the VMM by an SMCCC filter */
+	{ 0xc6000010, 5, NULL, true, HC_VMM_EXIT_MIN_NS, HC_VMM_EXIT_MAX_NS },
+};
+
+/* powerpc PAPR hcalls: H_CEDE waits for an interrupt */
+static const struct hc_target ppc_hcs[] = {
+	{ 0xe0, 40, "H_CEDE", false, 100000, 3000000 },
+	{ 0x6c, 30, "H_IPI", false, 0, 0 },
+	{ 0x64, 40, "H_EOI", false, 0, 0 },
+	{ 0x20, 20, "H_PUT_TCE", false, 0, 0 },
+	/* the console is QEMU's: KVM_EXIT_PAPR_HCALL */
+	{ 0x58, 10, "H_PUT_TERM_CHAR", true, HC_VMM_EXIT_MIN_NS,
+	  HC_VMM_EXIT_MAX_NS },
+};
+
+/* s390 DIAGNOSE codes */
+static const struct hc_target s390_hcs[] = {
+	{ 0x44, 40, "TIME_SLICE_END", false, 0, 0 },
+	{ 0x9c, 20, "TIME_SLICE_END_DIRECTED", false, 0, 0 },
+	{ 0x500, 40, "KVM_VIRTIO_FUNCTIONS", false, 0, 0 },
 };
 
 /* A VM process and its vcpu threads */
@@ -629,9 +1319,78 @@ static const struct vm_desc one_vm[] = {
 	{ 4242, "qemu-system-x86", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
 };
 
+/* Other architectures' QEMU, its comm cut to 15 characters */
+static const struct vm_desc arm64_vm[] = {
+	{ 4242, "qemu-system-aar", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
+static const struct vm_desc s390_vm[] = {
+	{ 4242, "qemu-system-s39", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
+static const struct vm_desc ppc_vm[] = {
+	{ 4242, "qemu-system-ppc", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
+static const struct vm_desc riscv_vm[] = {
+	{ 4242, "qemu-system-ris", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
+static const struct vm_desc loongarch_vm[] = {
+	{ 4242, "qemu-system-loo", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
+};
+
 static const struct vm_desc two_vms[] = {
 	{ 4242, "qemu-system-x86", ARRAY_SIZE(vm_4242_tids), vm_4242_tids },
 	{ 5353, "qemu-kvm", ARRAY_SIZE(vm_5353_tids), vm_5353_tids },
+};
+
+enum kvm_arch {
+	ARCH_X86,
+	ARCH_ARM64,
+	ARCH_S390,
+	ARCH_PPC,
+	ARCH_RISCV,
+	ARCH_LOONGARCH,
+};
+
+/* What the recording of a host of another architecture has */
+struct arch_desc {
+	const char *machine;		/* uname -m, HEADER_ARCH */
+	bool no_vcpu_id;		/* no event has the vcpu id */
+	u64 guest_text;			/* where the guest kernel's code is */
+	u64 guest_mask;			/* s390 PSW mask, powerpc MSR */
+	const struct hc_target *hcs;	/* its hypercalls, or NULL */
+	unsigned int nr_hcs;
+};
+
+static const struct arch_desc x86_desc = {
+	"x86_64", false, 0xffffffff81000000ULL, 0, hc_targets, NR_HC_TARGETS,
+};
+
+static const struct arch_desc arm64_desc = {
+	"aarch64", true, 0xffff800080010000ULL, 0, arm64_hcs,
+	ARRAY_SIZE(arm64_hcs),
+};
+
+/* 64-bit mode, DAT, I/O and external interrupts and machine checks on */
+static const struct arch_desc s390_desc = {
+	"s390x", false, 0x0000000000100000ULL, 0x0704c00180000000ULL,
+	s390_hcs, ARRAY_SIZE(s390_hcs),
+};
+
+/* SF, HV off, EE, PR off, ME, IR, DR, RI, LE */
+static const struct arch_desc ppc_desc = {
+	"ppc64le", false, 0xc000000000010000ULL, 0x8000000000009033ULL,
+	ppc_hcs, ARRAY_SIZE(ppc_hcs),
+};
+
+static const struct arch_desc riscv_desc = {
+	"riscv64", true, 0xffffffff80002000ULL, 0, NULL, 0,
+};
+
+static const struct arch_desc loongarch_desc = {
+	"loongarch64", false, 0x9000000000200000ULL, 0, NULL, 0,
 };
 
 struct scenario {
@@ -648,34 +1407,80 @@ struct scenario {
 	const struct vm_desc *vms;
 	unsigned int nr_vms;
 	bool percpu;		/* samples grouped by cpu, some a round late */
+	/* Other architectures, and x86 scenarios with more tracepoints */
+	enum kvm_arch arch;
+	const struct arch_desc *desc;	/* NULL: x86_64 */
+	bool halt_events;	/* kvm_vcpu_wakeup, kvm_halt_poll_ns */
 };
 
 static const struct scenario scenarios[] = {
 	{ "vmx", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), false },
+	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
 	{ "svm", "AuthenticAMD,25,1,1",
 	  "AMD EPYC 7763 64-Core Processor", "6.12.0-kvmgen",
 	  KVM_ISA_SVM, svm_exits, ARRAY_SIZE(svm_exits), formats_6_12,
-	  false, 0xc2b2ae3d27d4eb4fULL, one_vm, ARRAY_SIZE(one_vm), false },
+	  false, 0xc2b2ae3d27d4eb4fULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
 	{ "vmx-old", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "5.4.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_5_4,
-	  false, 0x165667b19e3779f9ULL, one_vm, ARRAY_SIZE(one_vm), false },
+	  false, 0x165667b19e3779f9ULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
 	{ "unpaired", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  true, 0x27d4eb2f165667c5ULL, one_vm, ARRAY_SIZE(one_vm), false },
+	  true, 0x27d4eb2f165667c5ULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
 	{ "two-vms", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x85ebca6b94d049bbULL, two_vms, ARRAY_SIZE(two_vms), false },
+	  false, 0x85ebca6b94d049bbULL, two_vms, ARRAY_SIZE(two_vms), false,
+	  ARCH_X86, NULL, false },
 	/* vmx's seed: the same events, in another file order */
 	{ "vmx-percpu", "GenuineIntel,6,85,7",
 	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
 	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12,
-	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), true },
+	  false, 0x9e3779b97f4a7c15ULL, one_vm, ARRAY_SIZE(one_vm), true,
+	  ARCH_X86, NULL, false },
+	{ "arm64", "0x00000000413fd0c1", "Neoverse-N1", "6.12.0-kvmgen",
+	  0, arm64_exits, ARRAY_SIZE(arm64_exits), formats_arm64,
+	  false, 0xd6e8feb86659fd93ULL, arm64_vm, ARRAY_SIZE(arm64_vm), false,
+	  ARCH_ARM64, &arm64_desc, false },
+	{ "s390", "IBM,8561,703,T01,3.6,002f", "IBM/S390", "6.12.0-kvmgen",
+	  0, s390_exits, ARRAY_SIZE(s390_exits), formats_s390,
+	  false, 0xa0761d6478bd642fULL, s390_vm, ARRAY_SIZE(s390_vm), false,
+	  ARCH_S390, &s390_desc, false },
+	{ "ppc64le", "78,4610", "POWER9 (architected), altivec supported",
+	  "6.12.0-kvmgen", 0, ppc_exits, ARRAY_SIZE(ppc_exits), formats_ppc,
+	  false, 0xe7037ed1a0b428dbULL, ppc_vm, ARRAY_SIZE(ppc_vm), false,
+	  ARCH_PPC, &ppc_desc, false },
+	{ "riscv64", "0x489-0x8000000000000007-0x4210427", "sifive,u74-mc",
+	  "6.12.0-kvmgen", 0, riscv_exits, ARRAY_SIZE(riscv_exits),
+	  formats_riscv, false, 0x8ebc6af09c88c6e3ULL, riscv_vm,
+	  ARRAY_SIZE(riscv_vm), false, ARCH_RISCV, &riscv_desc, false },
+	{ "loongarch64", "Loongson-3C5000", "Loongson-3C5000",
+	  "6.12.0-kvmgen", 0, loongarch_exits, ARRAY_SIZE(loongarch_exits),
+	  formats_loongarch, false, 0x589965cc75374cc3ULL, loongarch_vm,
+	  ARRAY_SIZE(loongarch_vm), false, ARCH_LOONGARCH, &loongarch_desc, false },
+	{ "pvm", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_PVM, pvm_exits, ARRAY_SIZE(pvm_exits), formats_6_12,
+	  false, 0x1d8e4e27c47d124fULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
+	{ "vmx-nested", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_nested_exits, ARRAY_SIZE(vmx_nested_exits),
+	  formats_6_12_nested, false, 0x9fb21c651e98df25ULL, one_vm,
+	  ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, false },
+	{ "vmx-halt", "GenuineIntel,6,85,7",
+	  "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "6.12.0-kvmgen",
+	  KVM_ISA_VMX, vmx_exits, ARRAY_SIZE(vmx_exits), formats_6_12_halt,
+	  false, 0xbf58476d1ce4e5b9ULL, one_vm, ARRAY_SIZE(one_vm), false,
+	  ARCH_X86, NULL, true },
 };
 
 /* One planned event of a vcpu */
@@ -725,7 +1530,37 @@ struct vcpu {
 	int pending_hc;		/* hypercall waiting for kvm_entry, or -1 */
 	u64 hc_time;
 	u64 hc_line;
+	u64 halt_time;		/* vmx-halt: when the vcpu began to halt */
+	u64 halt_line;
+	u32 halt_poll_ns;	/* vmx-halt: its halt_poll_ns */
 };
+
+/* vmx-halt: kvm_vcpu_wakeup's waited, and 2 if not valid; then the rest */
+enum halt_key {
+	HALT_POLL,
+	HALT_WAIT,
+	HALT_POLL_INVALID,
+	HALT_WAIT_INVALID,
+	HALT_GROW,
+	HALT_SHRINK,
+	NR_HALT_KEYS,
+};
+
+static const char * const halt_keys[NR_HALT_KEYS] = {
+	[HALT_POLL]		= "poll",
+	[HALT_WAIT]		= "wait",
+	[HALT_POLL_INVALID]	= "poll:invalid",
+	[HALT_WAIT_INVALID]	= "wait:invalid",
+	[HALT_GROW]		= "grow",
+	[HALT_SHRINK]		= "shrink",
+};
+
+/* halt_poll_ns: grown from 10 us, doubled up to 200 us, halved */
+#define HALT_POLL_NS_START	10000
+#define HALT_POLL_NS_MAX	200000
+#define HALT_POLL_MIN_NS	5000
+#define HALT_POLL_MAX_NS	150000
+#define HALT_INVALID_PCT	10
 
 struct truth_cell {
 	u64 samples;
@@ -738,7 +1573,8 @@ struct truth {
 	struct truth_cell mmio[MAX_VCPUS][NR_MMIO_TARGETS];
 	struct truth_cell ioport[MAX_VCPUS][NR_PIO_TARGETS];
 	struct truth_cell msr[MAX_VCPUS][NR_MSR_TARGETS];
-	struct truth_cell hypercall[MAX_VCPUS][NR_HC_TARGETS];
+	struct truth_cell hypercall[MAX_VCPUS][MAX_HC_TARGETS];
+	struct truth_cell halt[MAX_VCPUS][NR_HALT_KEYS];
 	u64 tp_samples[NR_KVM_TPS];
 	u64 orphan_entries;
 	u64 migrations;
@@ -758,6 +1594,7 @@ enum analysis {
 	AN_IOPORT,
 	AN_MSR,
 	AN_HYPERCALL,
+	AN_HALT,
 	NR_ANALYSES,
 };
 
@@ -767,6 +1604,7 @@ static const char * const analysis_names[NR_ANALYSES] = {
 	[AN_IOPORT]	= "ioport",
 	[AN_MSR]	= "msr",
 	[AN_HYPERCALL]	= "hypercall",
+	[AN_HALT]	= "halt",
 };
 
 /* A line of OUT.data.events, queued until all lines before it are done */
@@ -784,6 +1622,7 @@ struct event_line {
 /* Lines are numbered from 0; line n is at lines[n & mask]. */
 struct events {
 	bool enabled;
+	bool no_vcpu_id;	/* vcpus written '?' */
 	struct out_file out;
 	struct event_line *lines;
 	u64 mask;
@@ -832,7 +1671,12 @@ struct kvmgen {
 	char mmio_keys[NR_MMIO_TARGETS][KEY_MAX];
 	char pio_keys[NR_PIO_TARGETS][KEY_MAX];
 	char msr_keys[NR_MSR_TARGETS][KEY_MAX];
-	char hc_keys[NR_HC_TARGETS][KEY_MAX];
+	char hc_keys[MAX_HC_TARGETS][KEY_MAX];
+	char halt_keys[NR_HALT_KEYS][KEY_MAX];
+	/* the scenario's tracepoints, in enum order, and their index */
+	enum kvm_tp tps[NR_KVM_TPS];
+	unsigned int nr_tps;
+	unsigned int tp_slot[NR_KVM_TPS];
 };
 
 /* xorshift64*: small, fast and the same everywhere */
@@ -988,9 +1832,41 @@ static u32 raw_data_size(const struct tp_format *fmt)
 	return ALIGN(fmt->entry_size + sizeof(u32), sizeof(u64)) - sizeof(u32);
 }
 
-static u64 sample_id(enum kvm_tp tp, u32 cpu)
+static u64 sample_id(const struct kvmgen *g, enum kvm_tp tp, u32 cpu)
 {
-	return SAMPLE_ID_BASE + tp * NR_HOST_CPUS + cpu;
+	return SAMPLE_ID_BASE + g->tp_slot[tp] * NR_HOST_CPUS + cpu;
+}
+
+static const struct arch_desc *arch_of(const struct scenario *sc)
+{
+	return sc->desc ? sc->desc : &x86_desc;
+}
+
+static const char *tp_name(const struct kvmgen *g, enum kvm_tp tp)
+{
+	const char *name = g->sc->formats[tp].name;
+
+	return name ? name : tp_names[tp];
+}
+
+static const char *tp_system(const struct kvmgen *g, enum kvm_tp tp)
+{
+	const char *system = g->sc->formats[tp].system;
+
+	return system ? system : "kvm";
+}
+
+/* The tracepoints of the scenario: those with a format */
+static void init_tps(struct kvmgen *g)
+{
+	int tp;
+
+	for (tp = 0; tp < NR_KVM_TPS; tp++) {
+		if (!g->sc->formats[tp].fields)
+			continue;
+		g->tp_slot[tp] = g->nr_tps;
+		g->tps[g->nr_tps++] = tp;
+	}
 }
 
 /*
@@ -1095,8 +1971,8 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 		p = out_reserve(&g->out, hdr.size);
 	memcpy(p, &hdr, sizeof(hdr));
 	p += sizeof(hdr);
-	p = put_u64(p, sample_id(tp, v->cpu));
-	p = put_u64(p, tp_ips[tp]);
+	p = put_u64(p, sample_id(g, tp, v->cpu));
+	p = put_u64(p, fmt->ip ? fmt->ip : tp_ips[tp]);
 	p = put_u32(p, v->vm->pid);
 	p = put_u32(p, v->tid);
 	p = put_u64(p, v->clock);
@@ -1107,6 +1983,11 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 
 	values[V_COMMON_TYPE] = fmt->id;
 	values[V_COMMON_PID] = v->tid;
+	/* what every event of the vcpu may have */
+	values[V_VCPU_ID] = v->id;
+	values[V_RIP] = v->guest_rip;
+	values[V_GUEST_MASK] = arch_of(g->sc)->guest_mask;
+	values[V_CPUFLAGS] = S390_CPUFLAGS;
 	memset(p, 0, raw_size);
 	encode_fields(p, common_fields, values);
 	encode_fields(p, fmt->fields, values);
@@ -1176,7 +2057,10 @@ static void events_write_line(struct events *ev, const struct event_line *l)
 
 	p = fmt_str(p, analysis_names[l->analysis]);
 	*p++ = ' ';
-	p = fmt_dec(p, l->v->id);
+	if (ev->no_vcpu_id)
+		*p++ = '?';
+	else
+		p = fmt_dec(p, l->v->id);
 	*p++ = ' ';
 	p = fmt_dec(p, l->v->vm->pid);
 	*p++ = ' ';
@@ -1236,7 +2120,8 @@ static u64 events_open(struct kvmgen *g, const struct vcpu *v,
 	return ev->tail++;
 }
 
-static void events_close(struct kvmgen *g, u64 line, u64 duration)
+/* Line done: timed with its duration, or a sample that has no time */
+static void events_end(struct kvmgen *g, u64 line, bool timed, u64 duration)
 {
 	struct events *ev = &g->events;
 	struct event_line *l;
@@ -1245,7 +2130,7 @@ static void events_close(struct kvmgen *g, u64 line, u64 duration)
 		return;
 	l = &ev->lines[line & ev->mask];
 	l->duration = duration;
-	l->timed = true;
+	l->timed = timed;
 	l->done = true;
 	while (ev->head < ev->tail) {
 		l = &ev->lines[ev->head & ev->mask];
@@ -1254,6 +2139,11 @@ static void events_close(struct kvmgen *g, u64 line, u64 duration)
 		events_write_line(ev, l);
 		ev->head++;
 	}
+}
+
+static void events_close(struct kvmgen *g, u64 line, u64 duration)
+{
+	events_end(g, line, true, duration);
 }
 
 /* The end of the recording: what is still open has no end event. */
@@ -1373,6 +2263,48 @@ static void account_hypercall(struct kvmgen *g, struct vcpu *v,
 				 v->exit_rip);
 }
 
+/* powerpc: kvm_hcall_exit ends the hypercall. */
+static void account_hcall_exit(struct kvmgen *g, struct vcpu *v)
+{
+	if (v->pending_hc < 0)
+		return;
+	account_span(g, &g->truth.hypercall[v->idx][v->pending_hc],
+		     v->hc_line, v->hc_time, v->clock);
+	v->pending_hc = -1;
+}
+
+/*
+ * vmx-halt: a halt sample begins when the vcpu starts to halt, which is
+ * the kvm_vcpu_wakeup's time minus its ns, and lasts ns.
+ */
+static void account_halt_start(struct kvmgen *g, struct vcpu *v,
+			       enum halt_key key)
+{
+	g->truth.halt[v->idx][key].samples++;
+	v->halt_time = v->clock;
+	v->halt_line = events_open(g, v, AN_HALT, g->halt_keys[key],
+				   v->exit_rip);
+}
+
+static void account_wakeup(struct kvmgen *g, struct vcpu *v,
+			   enum halt_key key, u64 ns)
+{
+	struct truth_cell *cell = &g->truth.halt[v->idx][key];
+
+	account_span(g, cell, v->halt_line, v->clock - ns, v->clock);
+}
+
+/* A kvm_halt_poll_ns is a sample without a time, and not unpaired. */
+static void account_halt_poll_ns(struct kvmgen *g, struct vcpu *v,
+				 enum halt_key key)
+{
+	u64 line;
+
+	g->truth.halt[v->idx][key].samples++;
+	line = events_open(g, v, AN_HALT, g->halt_keys[key], v->exit_rip);
+	events_end(g, line, false, 0);
+}
+
 /*
  * A halted vcpu gives its cpu away.  On wake up it takes a free cpu: its
  * own if still free (most of the time), or one a halted sibling left.
@@ -1423,6 +2355,9 @@ static void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
 	u64 values[NR_TP_VALUES] = { 0 };
 
 	values[V_EXIT_REASON] = desc->code;
+	if (g->sc->arch == ARCH_RISCV && desc->aux)
+		values[V_EXIT_REASON] |= RISCV_SCAUSE_IRQ;
+	values[V_EXC_TYPE] = desc->aux;
 	values[V_RIP] = v->guest_rip;
 	values[V_ISA] = g->sc->isa;
 	values[V_INFO1] = s->info1;
@@ -1431,8 +2366,66 @@ static void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
 	values[V_VCPU_ID] = v->id;
 	write_tp_sample(g, v, TP_KVM_EXIT, values);
 	account_exit(g, v, s->idx);
-	if (desc->work == WORK_HALT)
+	if (desc->work == WORK_HALT ||
+	    (desc->work == WORK_WFX && !(desc->kinds & WFX_IS_WFE)))
 		release_cpu(g, v);
+}
+
+/*
+ * What follows a kvm_exit and tells more about it: kvm_wfx_arm64 (detail
+ * is is_wfe), kvm_exit_idle or kvm_exit_cache (detail is the reason),
+ * kvm_nested_vmexit and kvm_nested_vmexit_inject (the exit's reason and
+ * information), kvm_out.
+ */
+static void emit_exit_detail(struct kvmgen *g, struct vcpu *v,
+			     const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_WFE] = s->detail;
+	values[V_EXIT_REASON] = s->detail;
+	values[V_ISA] = g->sc->isa;
+	values[V_INFO1] = s->info1;
+	values[V_INFO2] = s->info2;
+	values[V_INTR_INFO] = s->intr_info;
+	write_tp_sample(g, v, s->tp, values);
+}
+
+static void emit_hcall_exit(struct kvmgen *g, struct vcpu *v,
+			    const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_HC_RET] = s->detail;
+	write_tp_sample(g, v, TP_HCALL_EXIT, values);
+	account_hcall_exit(g, v);
+}
+
+/* vmx-halt: detail is the halt_key; the halt began at the halt start */
+static void emit_vcpu_wakeup(struct kvmgen *g, struct vcpu *v,
+			     const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+	u64 ns = v->clock - v->halt_time;
+
+	values[V_WAKE_NS] = ns;
+	values[V_WAITED] = s->detail & HALT_WAIT;
+	values[V_VALID] = !(s->detail & HALT_POLL_INVALID);
+	write_tp_sample(g, v, TP_VCPU_WAKEUP, values);
+	account_wakeup(g, v, s->detail, ns);
+}
+
+/* detail is HALT_GROW or HALT_SHRINK, info1 the old value, info2 the new */
+static void emit_halt_poll_ns(struct kvmgen *g, struct vcpu *v,
+			      const struct step *s)
+{
+	u64 values[NR_TP_VALUES] = { 0 };
+
+	values[V_GROW] = s->detail == HALT_GROW;
+	values[V_POLL_OLD] = s->info1;
+	values[V_POLL_NEW] = s->info2;
+	write_tp_sample(g, v, TP_HALT_POLL_NS, values);
+	account_halt_poll_ns(g, v, s->detail);
 }
 
 static void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
@@ -1456,9 +2449,9 @@ static void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
 
 	values[V_VCPU_ID] = v->id;
 	values[V_RIP] = v->guest_rip;
-	write_tp_sample(g, v, TP_KVM_ENTRY, values);
+	write_tp_sample(g, v, s->tp, values);
 	account_entry(g, v);
-	v->guest_rip = 0xffffffff81000000ULL +
+	v->guest_rip = arch_of(g->sc)->guest_text +
 		       (rng_below(&g->rng, 0x800000) & ~0xfULL);
 }
 
@@ -1616,13 +2609,47 @@ static void hypercall_args(struct kvmgen *g, const struct vcpu *v,
 	}
 }
 
+/* PAPR: the arguments in r4..r7 */
+static void ppc_hcall_args(struct kvmgen *g, const struct vcpu *v,
+			   u64 *values)
+{
+	switch (values[V_HC_NR]) {
+	case 0x6c:
+		/* H_IPI: server, MFRR of the IPI priority */
+		values[V_HC_A0] = other_vcpu(g, v);
+		values[V_HC_A1] = 0x05;
+		break;
+	case 0x64:
+		/* H_EOI: XIRR of the IPI just taken */
+		values[V_HC_A0] = 0x05000002;
+		break;
+	case 0x20:
+		/* H_PUT_TCE: LIOBN, I/O address, TCE */
+		values[V_HC_A0] = 0x80000000;
+		values[V_HC_A1] = (u64)rng_below(&g->rng, 0x4000) << 12;
+		values[V_HC_A2] = 0x200000003ULL +
+				  ((u64)rng_below(&g->rng, 0x4000) << 12);
+		break;
+	case 0x58:
+		/* H_PUT_TERM_CHAR: terminal 0, 1 byte */
+		values[V_HC_A1] = 1;
+		values[V_HC_A2] = 0x6b00000000000000ULL;
+		break;
+	default:
+		break;
+	}
+}
+
 static void emit_kvm_hypercall(struct kvmgen *g, struct vcpu *v,
 			       const struct step *s)
 {
 	u64 values[NR_TP_VALUES] = { 0 };
 
-	values[V_HC_NR] = hc_targets[s->idx].nr;
-	hypercall_args(g, v, s->idx, values);
+	values[V_HC_NR] = arch_of(g->sc)->hcs[s->idx].nr;
+	if (g->sc->arch == ARCH_X86)
+		hypercall_args(g, v, s->idx, values);
+	else if (g->sc->arch == ARCH_PPC)
+		ppc_hcall_args(g, v, values);
 	write_tp_sample(g, v, TP_KVM_HYPERCALL, values);
 	account_hypercall(g, v, s->idx);
 }
@@ -1644,6 +2671,7 @@ struct exit_plan {
 	struct vcpu *v;
 	u32 duration;		/* kvm_exit -> kvm_entry */
 	u32 elapsed;		/* taken by the steps planned so far */
+	bool to_vmm;		/* has a kvm_out and kvm_userspace_exit */
 };
 
 static struct step *plan_after_exit(struct exit_plan *p, enum kvm_tp tp,
@@ -1684,7 +2712,8 @@ static void plan_pio(struct exit_plan *p, enum pio_target_idx idx)
 }
 
 /*
- * Writes are traced when the access is emulated.  A read the kernel can't
+ * Writes are traced when the access is emulated, and go on to the VMM if
+ * it emulates the device.  A read the kernel can't
  * satisfy is traced as unsatisfied, goes to the VMM and is traced again
  * as a read when the VMM has the data.
  */
@@ -1697,7 +2726,14 @@ static void plan_mmio(struct exit_plan *p, enum mmio_target_idx idx)
 	if (t->type == KVM_TRACE_MMIO_WRITE) {
 		s = plan_after_exit(p, TP_KVM_MMIO,
 				    rng_range(rng, 300, p->duration / 2));
-	} else if (t->kind == MMIO_HPET) {
+		if (t->kind & MMIO_PL011) {
+			struct step *u;
+
+			u = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
+					    rng_range(rng, 200, 600));
+			u->detail = VMM_EXIT_MMIO;
+		}
+	} else if (t->kind & (MMIO_HPET | MMIO_PL011)) {
 		s = plan_after_exit(p, TP_KVM_MMIO, rng_range(rng, 300, 800));
 		s->idx = idx;
 		s->detail = KVM_TRACE_MMIO_READ_UNSATISFIED;
@@ -1729,21 +2765,125 @@ static void plan_msr(struct exit_plan *p, enum msr_target_idx idx)
 }
 
 /*
- * KVM traces a hypercall before it handles it.  KVM_HC_MAP_GPA_RANGE is
- * handed on to the VMM.
+ * powerpc: kvm_hcall_exit when the kernel has handled the hcall, or when
+ * it hands it on to the VMM.
  */
-static void plan_hypercall(struct exit_plan *p, enum hc_target_idx idx)
+static void plan_hcall_exit(struct exit_plan *p, bool vmm)
 {
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	if (vmm) {
+		s = plan_after_exit(p, TP_HCALL_EXIT, rng_range(rng, 100, 300));
+		s->detail = PPC_RESUME_HOST;
+	} else {
+		s = plan_after_exit(p, TP_HCALL_EXIT,
+				    plan_time_left(p, 150, 400));
+		s->detail = PPC_RESUME_GUEST;
+	}
+}
+
+/*
+ * KVM traces a hypercall before it handles it.  Some, like x86's
+ * KVM_HC_MAP_GPA_RANGE, are handed on to the VMM.
+ */
+static void plan_hypercall(struct exit_plan *p, unsigned int idx)
+{
+	const struct hc_target *hc = &arch_of(p->g->sc)->hcs[idx];
+	bool ppc = p->g->sc->arch == ARCH_PPC;
 	u64 *rng = &p->g->rng;
 	struct step *s;
 
 	s = plan_after_exit(p, TP_KVM_HYPERCALL, rng_range(rng, 150, 500));
 	s->idx = idx;
-	if (idx == HC_MAP_GPA_RANGE) {
+	if (ppc)
+		plan_hcall_exit(p, hc->vmm);
+	if (hc->vmm) {
 		s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT,
 				    rng_range(rng, 200, 600));
-		s->detail = VMM_EXIT_HYPERCALL;
+		s->detail = ppc ? VMM_EXIT_PAPR_HCALL : VMM_EXIT_HYPERCALL;
 	}
+}
+
+/* Out to the VMM; loongarch64 traces kvm_out first. */
+static void plan_vmm(struct exit_plan *p, u32 reason)
+{
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	if (p->g->sc->arch == ARCH_LOONGARCH)
+		plan_after_exit(p, TP_KVM_OUT, rng_range(rng, 200, 800));
+	s = plan_after_exit(p, TP_KVM_USERSPACE_EXIT, rng_range(rng, 300, 1000));
+	s->detail = reason;
+	p->to_vmm = true;
+}
+
+/* What the kernel traces next about the exit, if anything */
+static void plan_exit_detail(struct exit_plan *p, const struct step *ex)
+{
+	const struct exit_desc *desc = &p->g->sc->exits[ex->idx];
+	u64 *rng = &p->g->rng;
+	struct step *s;
+
+	if (desc->work == WORK_WFX) {
+		s = plan_after_exit(p, TP_WFX, rng_range(rng, 100, 300));
+		s->detail = desc->kinds & WFX_IS_WFE;
+	} else if (p->g->sc->arch == ARCH_LOONGARCH && desc->aux) {
+		s = plan_after_exit(p, desc->aux == LOONGARCH_EXIT_IDLE ?
+				    TP_EXIT_IDLE : TP_EXIT_CACHE,
+				    rng_range(rng, 150, 400));
+		s->detail = desc->aux;
+	} else if (p->g->sc->arch == ARCH_X86 && desc->aux) {
+		/* kvm_nested_vmexit, kvm_nested_vmexit_inject */
+		s = plan_after_exit(p, TP_NESTED_VMEXIT,
+				    rng_range(rng, 100, 300));
+		s->idx = ex->idx;
+		s->detail = desc->code;
+		s->info1 = ex->info1;
+		s->info2 = ex->info2;
+		s->intr_info = ex->intr_info;
+		if (desc->aux == NESTED_L2_TO_L1) {
+			struct step *inj;
+			u32 delay = rng_range(rng, 300, 1000);
+
+			inj = plan_after_exit(p, TP_NESTED_INJECT, delay);
+			*inj = *s;
+			inj->tp = TP_NESTED_INJECT;
+			inj->delay_ns = delay;
+		}
+	}
+}
+
+/*
+ * vmx-halt: the vcpu halts (polls, then waits unless the poll found
+ * work), kvm_vcpu_wakeup when it is woken up, now and then a new
+ * halt_poll_ns: grown after a poll that found work, shrunk after a wait.
+ */
+static void plan_halt(struct exit_plan *p, enum halt_key key)
+{
+	struct vcpu *v = p->v;
+	u64 *rng = &p->g->rng;
+	u32 old = v->halt_poll_ns;
+	struct step *s;
+
+	s = plan_after_exit(p, STEP_HALT_START, rng_range(rng, 300, 1500));
+	s->detail = key;
+	s = plan_after_exit(p, TP_VCPU_WAKEUP, plan_time_left(p, 300, 900));
+	s->detail = key;
+	if (!(key & HALT_WAIT) && old < HALT_POLL_NS_MAX) {
+		s = plan_after_exit(p, TP_HALT_POLL_NS, rng_range(rng, 50, 150));
+		s->detail = HALT_GROW;
+		v->halt_poll_ns = old ? min_t(u32, old * 2, HALT_POLL_NS_MAX) :
+					HALT_POLL_NS_START;
+	} else if ((key & HALT_WAIT) && old && !rng_below(rng, 3)) {
+		s = plan_after_exit(p, TP_HALT_POLL_NS, rng_range(rng, 50, 150));
+		s->detail = HALT_SHRINK;
+		v->halt_poll_ns = old / 2;
+	} else {
+		return;
+	}
+	s->info1 = old;
+	s->info2 = v->halt_poll_ns;
 }
 
 /* What an exit accesses: an index into a *_targets[] table, or -1 */
@@ -1752,6 +2892,8 @@ struct exit_access {
 	int mmio;
 	int msr;
 	int hc;
+	int halt;	/* vmx-halt: the halt_key */
+	bool vmm;	/* WORK_VMM: goes to the VMM */
 };
 
 static void no_access(struct exit_access *a)
@@ -1760,6 +2902,8 @@ static void no_access(struct exit_access *a)
 	a->mmio = -1;
 	a->msr = -1;
 	a->hc = -1;
+	a->halt = -1;
+	a->vmm = false;
 }
 
 /* VMX exit qualification / SVM exit_info_1,2 for the chosen access */
@@ -1767,6 +2911,8 @@ static void set_exit_info(const struct scenario *sc, struct step *s,
 			  const struct exit_desc *desc,
 			  const struct exit_access *a)
 {
+	if (sc->arch != ARCH_X86)
+		return;
 	if (desc->work == WORK_IRQ && sc->isa == KVM_ISA_VMX)
 		s->intr_info = TIMER_INTR_INFO;
 
@@ -1799,11 +2945,14 @@ static u32 exit_duration(struct kvmgen *g, const struct exit_desc *desc,
 			 const struct exit_access *a)
 {
 	/* The kernel's APIC emulation is quick, whatever exit led to it. */
-	if (a->mmio >= 0 && mmio_targets[a->mmio].kind == MMIO_APIC)
+	const struct hc_target *hc = &arch_of(g->sc)->hcs[max(a->hc, 0)];
+
+	if (a->mmio >= 0 && mmio_targets[a->mmio].kind & MMIO_KERNEL)
 		return rng_range(&g->rng, APIC_EXIT_MIN_NS, APIC_EXIT_MAX_NS);
-	if (a->hc == HC_MAP_GPA_RANGE)
-		return rng_range(&g->rng, HC_VMM_EXIT_MIN_NS,
-				 HC_VMM_EXIT_MAX_NS);
+	if (a->hc >= 0 && hc->max_ns)
+		return rng_range(&g->rng, hc->min_ns, hc->max_ns);
+	if (a->halt >= 0 && !(a->halt & HALT_WAIT))
+		return rng_range(&g->rng, HALT_POLL_MIN_NS, HALT_POLL_MAX_NS);
 	return rng_range(&g->rng, desc->min_ns, desc->max_ns);
 }
 
@@ -1820,6 +2969,7 @@ static void plan_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx,
 
 	s->idx = idx;
 	set_exit_info(g->sc, s, desc, a);
+	plan_exit_detail(&p, s);
 	if (a->pio >= 0)
 		plan_pio(&p, a->pio);
 	if (a->mmio >= 0)
@@ -1828,7 +2978,15 @@ static void plan_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx,
 		plan_msr(&p, a->msr);
 	if (a->hc >= 0)
 		plan_hypercall(&p, a->hc);
-	add_step(v, TP_KVM_ENTRY, p.duration - p.elapsed);
+	if (a->vmm)
+		plan_vmm(&p, desc->kinds);
+	if (a->halt >= 0)
+		plan_halt(&p, a->halt);
+	/* loongarch64: kvm_reenter, or kvm_enter after the VMM */
+	if (g->sc->arch == ARCH_LOONGARCH && !p.to_vmm)
+		add_step(v, TP_KVM_REENTER, p.duration - p.elapsed);
+	else
+		add_step(v, TP_KVM_ENTRY, p.duration - p.elapsed);
 }
 
 static unsigned int pick_exit(struct kvmgen *g)
@@ -1905,15 +3063,27 @@ static int pick_hc_target(struct kvmgen *g)
 {
 	unsigned int i, total = 0, r;
 
-	for (i = 0; i < NR_HC_TARGETS; i++)
-		total += hc_targets[i].weight;
+	const struct arch_desc *ad = arch_of(g->sc);
+
+	for (i = 0; i < ad->nr_hcs; i++)
+		total += ad->hcs[i].weight;
 	r = rng_below(&g->rng, total);
-	for (i = 0; i < NR_HC_TARGETS - 1; i++) {
-		if (r < hc_targets[i].weight)
+	for (i = 0; i < ad->nr_hcs - 1; i++) {
+		if (r < ad->hcs[i].weight)
 			break;
-		r -= hc_targets[i].weight;
+		r -= ad->hcs[i].weight;
 	}
 	return i;
+}
+
+/* vmx-halt: a quarter of the halts end while polling */
+static int pick_halt(struct kvmgen *g)
+{
+	int key = rng_below(&g->rng, 4) ? HALT_WAIT : HALT_POLL;
+
+	if (rng_below(&g->rng, 100) < HALT_INVALID_PCT)
+		key |= HALT_POLL_INVALID;
+	return key;
 }
 
 static void plan_random_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
@@ -1926,12 +3096,18 @@ static void plan_random_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
 	if (desc->work == WORK_PIO)
 		a.pio = pick_pio_target(g);
 	else if (desc->work == WORK_MMIO &&
-		 rng_below(&g->rng, 100) < desc->mmio_pct)
+		 rng_below(&g->rng, 100) < desc->pct)
 		a.mmio = pick_mmio_target(g, desc->kinds);
 	else if (desc->work == WORK_MSR)
 		a.msr = pick_msr_target(g, desc->kinds);
-	else if (desc->work == WORK_HYPERCALL)
+	else if (desc->work == WORK_HYPERCALL &&
+		 (!desc->pct || rng_below(&g->rng, 100) < desc->pct))
 		a.hc = pick_hc_target(g);
+	else if (desc->work == WORK_VMM &&
+		 rng_below(&g->rng, 100) < desc->pct)
+		a.vmm = true;
+	else if (desc->work == WORK_HALT && g->sc->halt_events)
+		a.halt = pick_halt(g);
 	plan_exit(g, v, idx, guest_ns, &a);
 }
 
@@ -2048,7 +3224,7 @@ static void init_vcpu(struct kvmgen *g, unsigned int i,
 		v->halted = true;	/* until a cpu is free */
 	}
 	v->clock = FIRST_EVENT_TIME;
-	v->guest_rip = 0xffffffff81000000ULL + 0x1000 * i;
+	v->guest_rip = arch_of(g->sc)->guest_text + 0x1000 * i;
 	v->exits_left = g->nr_exits / g->nr_vcpus +
 			(i < g->nr_exits % g->nr_vcpus);
 	v->pending_mmio = -1;
@@ -2114,6 +3290,7 @@ static void run_step(struct kvmgen *g, struct vcpu *v)
 		emit_kvm_exit(g, v, s);
 		break;
 	case TP_KVM_ENTRY:
+	case TP_KVM_REENTER:
 		emit_kvm_entry(g, v, s);
 		break;
 	case TP_KVM_MMIO:
@@ -2131,7 +3308,26 @@ static void run_step(struct kvmgen *g, struct vcpu *v)
 	case TP_KVM_HYPERCALL:
 		emit_kvm_hypercall(g, v, s);
 		break;
-	case NR_KVM_TPS:
+	case TP_WFX:
+	case TP_EXIT_IDLE:
+	case TP_EXIT_CACHE:
+	case TP_KVM_OUT:
+	case TP_NESTED_VMEXIT:
+	case TP_NESTED_INJECT:
+		emit_exit_detail(g, v, s);
+		break;
+	case TP_HCALL_EXIT:
+		emit_hcall_exit(g, v, s);
+		break;
+	case STEP_HALT_START:
+		account_halt_start(g, v, s->detail);
+		break;
+	case TP_VCPU_WAKEUP:
+		emit_vcpu_wakeup(g, v, s);
+		break;
+	case TP_HALT_POLL_NS:
+		emit_halt_poll_ns(g, v, s);
+		break;
 	default:
 		break;
 	}
@@ -2211,7 +3407,7 @@ static void write_tp_ids(struct kvmgen *g, enum kvm_tp tp)
 	u32 cpu;
 
 	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
-		out_u64(&g->out, sample_id(tp, cpu));
+		out_u64(&g->out, sample_id(g, tp, cpu));
 }
 
 /* The attrs section: each attr followed by the location of its ids */
@@ -2219,11 +3415,11 @@ static void write_attrs(struct kvmgen *g, u64 ids_offset)
 {
 	struct perf_event_attr attr;
 	struct perf_file_section ids;
-	int tp;
+	unsigned int i;
 
-	for (tp = 0; tp < NR_KVM_TPS; tp++) {
-		init_tp_attr(&attr, &g->sc->formats[tp]);
-		ids.offset = ids_offset + tp * NR_HOST_CPUS * sizeof(u64);
+	for (i = 0; i < g->nr_tps; i++) {
+		init_tp_attr(&attr, &g->sc->formats[g->tps[i]]);
+		ids.offset = ids_offset + i * NR_HOST_CPUS * sizeof(u64);
 		ids.size = NR_HOST_CPUS * sizeof(u64);
 		out_write(&g->out, &attr, sizeof(attr));
 		out_write(&g->out, &ids, sizeof(ids));
@@ -2261,14 +3457,15 @@ static size_t format_fields(char *buf, size_t size,
 	return len;
 }
 
-/* The text of events/kvm/<name>/format */
-static size_t format_tp_text(char *buf, size_t size, enum kvm_tp tp,
-			     const struct tp_format *fmt)
+/* The text of events/<system>/<name>/format */
+static size_t format_tp_text(const struct kvmgen *g, char *buf, size_t size,
+			     enum kvm_tp tp)
 {
+	const struct tp_format *fmt = &g->sc->formats[tp];
 	size_t len;
 
 	len = scnprintf(buf, size, "name: %s\nID: %u\nformat:\n",
-			tp_names[tp], fmt->id);
+			tp_name(g, tp), fmt->id);
 	len += format_fields(buf + len, size - len, common_fields);
 	len += scnprintf(buf + len, size - len, "\n");
 	len += format_fields(buf + len, size - len, fmt->fields);
@@ -2284,7 +3481,7 @@ static void write_tracing_header(struct out_file *o)
 
 	out_write(o, magic, sizeof(magic));
 	out_u8(o, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	out_u8(o, sizeof(u64));		/* long of an x86_64 kernel */
+	out_u8(o, sizeof(u64));		/* long of a 64-bit kernel */
 	out_u32(o, TRACE_PAGE_SIZE);
 
 	out_write(o, "header_page", sizeof("header_page"));
@@ -2295,20 +3492,50 @@ static void write_tracing_header(struct out_file *o)
 	out_write(o, header_event_text, sizeof(header_event_text) - 1);
 }
 
-static void write_kvm_formats(struct kvmgen *g)
+/* Is tracepoint i the first of its system? */
+static bool first_of_system(const struct kvmgen *g, unsigned int i)
+{
+	const char *system = tp_system(g, g->tps[i]);
+	unsigned int j;
+
+	for (j = 0; j < i; j++) {
+		if (!strcmp(tp_system(g, g->tps[j]), system))
+			return false;
+	}
+	return true;
+}
+
+/* The formats of one system: kvm, and kvm_hv on powerpc */
+static void write_system_formats(struct kvmgen *g, const char *system)
 {
 	static char text[FORMAT_TEXT_MAX];
-	int tp;
+	unsigned int i, n = 0;
 
-	out_u32(&g->out, 1);
-	out_write(&g->out, "kvm", sizeof("kvm"));
-	out_u32(&g->out, NR_KVM_TPS);
-	for (tp = 0; tp < NR_KVM_TPS; tp++) {
-		size_t len = format_tp_text(text, sizeof(text), tp,
-					    &g->sc->formats[tp]);
+	for (i = 0; i < g->nr_tps; i++)
+		n += !strcmp(tp_system(g, g->tps[i]), system);
+	out_write(&g->out, system, strlen(system) + 1);
+	out_u32(&g->out, n);
+	for (i = 0; i < g->nr_tps; i++) {
+		size_t len;
 
+		if (strcmp(tp_system(g, g->tps[i]), system))
+			continue;
+		len = format_tp_text(g, text, sizeof(text), g->tps[i]);
 		out_u64(&g->out, len);
 		out_write(&g->out, text, len);
+	}
+}
+
+static void write_kvm_formats(struct kvmgen *g)
+{
+	unsigned int i, nr_systems = 0;
+
+	for (i = 0; i < g->nr_tps; i++)
+		nr_systems += first_of_system(g, i);
+	out_u32(&g->out, nr_systems);
+	for (i = 0; i < g->nr_tps; i++) {
+		if (first_of_system(g, i))
+			write_system_formats(g, tp_system(g, g->tps[i]));
 	}
 }
 
@@ -2361,7 +3588,7 @@ static void write_version(struct kvmgen *g)
 
 static void write_arch(struct kvmgen *g)
 {
-	out_header_string(&g->out, "x86_64");
+	out_header_string(&g->out, arch_of(g->sc)->machine);
 }
 
 static void write_nrcpus(struct kvmgen *g)
@@ -2384,15 +3611,18 @@ static void write_event_desc(struct kvmgen *g)
 {
 	struct perf_event_attr attr;
 	char name[64];
-	int tp;
+	unsigned int i;
 
-	out_u32(&g->out, NR_KVM_TPS);
+	out_u32(&g->out, g->nr_tps);
 	out_u32(&g->out, sizeof(attr));
-	for (tp = 0; tp < NR_KVM_TPS; tp++) {
+	for (i = 0; i < g->nr_tps; i++) {
+		enum kvm_tp tp = g->tps[i];
+
 		init_tp_attr(&attr, &g->sc->formats[tp]);
 		out_write(&g->out, &attr, sizeof(attr));
 		out_u32(&g->out, NR_HOST_CPUS);
-		snprintf(name, sizeof(name), "kvm:%s", tp_names[tp]);
+		snprintf(name, sizeof(name), "%s:%s", tp_system(g, tp),
+			 tp_name(g, tp));
 		out_header_string(&g->out, name);
 		write_tp_ids(g, tp);
 	}
@@ -2469,7 +3699,8 @@ static int write_perf_data(struct kvmgen *g)
 {
 	struct perf_file_header hdr;
 	u64 ids_offset = sizeof(hdr);
-	int tp, err;
+	unsigned int i;
+	int err;
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PERF_FILE_MAGIC;
@@ -2478,8 +3709,8 @@ static int write_perf_data(struct kvmgen *g)
 			sizeof(struct perf_file_section);
 
 	out_zeros(&g->out, sizeof(hdr));
-	for (tp = 0; tp < NR_KVM_TPS; tp++)
-		write_tp_ids(g, tp);
+	for (i = 0; i < g->nr_tps; i++)
+		write_tp_ids(g, g->tps[i]);
 
 	hdr.attrs.offset = out_tell(&g->out);
 	write_attrs(g, ids_offset);
@@ -2495,11 +3726,16 @@ static int write_perf_data(struct kvmgen *g)
 	return pwrite_all(g->out.fd, &hdr, sizeof(hdr), 0);
 }
 
-/* A vcpu as .truth names it: its id, or pid/id when there are two VMs */
+/*
+ * A vcpu as .truth names it: its id, or pid/id when there are two VMs, or
+ * '?' where the events do not have it (then its tid says which it is).
+ */
 static void vcpu_label(const struct kvmgen *g, const struct vcpu *v,
 		       char *buf, size_t size)
 {
-	if (g->sc->nr_vms > 1)
+	if (arch_of(g->sc)->no_vcpu_id)
+		snprintf(buf, size, "?");
+	else if (g->sc->nr_vms > 1)
 		snprintf(buf, size, "%u/%u", v->vm->pid, v->id);
 	else
 		snprintf(buf, size, "%u", v->id);
@@ -2530,12 +3766,13 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		vcpu_label(g, &g->vcpus[i], label, sizeof(label));
 		fprintf(fp, "# vcpu %s tid %u\n", label, g->vcpus[i].tid);
 	}
-	for (i = 0; i < NR_KVM_TPS; i++)
-		total += t->tp_samples[i];
+	for (i = 0; i < g->nr_tps; i++)
+		total += t->tp_samples[g->tps[i]];
 	fprintf(fp, "# samples total %llu", (unsigned long long)total);
-	for (i = 0; i < NR_KVM_TPS; i++)
-		fprintf(fp, " kvm:%s %llu", tp_names[i],
-			(unsigned long long)t->tp_samples[i]);
+	for (i = 0; i < g->nr_tps; i++)
+		fprintf(fp, " %s:%s %llu", tp_system(g, g->tps[i]),
+			tp_name(g, g->tps[i]),
+			(unsigned long long)t->tp_samples[g->tps[i]]);
 	fprintf(fp, "\n# orphan_entries %llu migrations %llu\n",
 		(unsigned long long)t->orphan_entries,
 		(unsigned long long)t->migrations);
@@ -2558,42 +3795,73 @@ static void write_truth_cell(FILE *fp, const char *analysis, const char *vcpu,
 		(unsigned long long)cell->total_ns);
 }
 
-static void write_truth_cells(const struct kvmgen *g, FILE *fp)
+/*
+ * One analysis' lines: cells[vcpu * stride + key].  Without vcpu ids, one
+ * line per key, summed over the vcpus.
+ */
+static void write_truth_table(const struct kvmgen *g, FILE *fp,
+			      enum analysis an, const struct truth_cell *cells,
+			      size_t stride, unsigned int nr_keys,
+			      const char (*keys)[KEY_MAX])
 {
-	const struct truth *t = &g->truth;
 	unsigned int vcpu, i;
 	char label[32];
 
-	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
-		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
-		for (i = 0; i < g->sc->nr_exits; i++)
-			write_truth_cell(fp, "vmexit", label, g->exit_keys[i],
-					 &t->vmexit[vcpu][i]);
+	if (arch_of(g->sc)->no_vcpu_id) {
+		for (i = 0; i < nr_keys; i++) {
+			struct truth_cell sum = { 0 };
+
+			for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
+				const struct truth_cell *c;
+
+				c = &cells[vcpu * stride + i];
+				sum.samples += c->samples;
+				sum.paired += c->paired;
+				sum.total_ns += c->total_ns;
+			}
+			write_truth_cell(fp, analysis_names[an], "?", keys[i],
+					 &sum);
+		}
+		return;
 	}
 	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
 		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
-		for (i = 0; i < NR_MMIO_TARGETS; i++)
-			write_truth_cell(fp, "mmio", label, g->mmio_keys[i],
-					 &t->mmio[vcpu][i]);
+		for (i = 0; i < nr_keys; i++)
+			write_truth_cell(fp, analysis_names[an], label, keys[i],
+					 &cells[vcpu * stride + i]);
 	}
-	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
-		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
-		for (i = 0; i < NR_PIO_TARGETS; i++)
-			write_truth_cell(fp, "ioport", label, g->pio_keys[i],
-					 &t->ioport[vcpu][i]);
-	}
-	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
-		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
-		for (i = 0; i < NR_MSR_TARGETS; i++)
-			write_truth_cell(fp, "msr", label, g->msr_keys[i],
-					 &t->msr[vcpu][i]);
-	}
-	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
-		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
-		for (i = 0; i < NR_HC_TARGETS; i++)
-			write_truth_cell(fp, "hypercall", label, g->hc_keys[i],
-					 &t->hypercall[vcpu][i]);
-	}
+}
+
+static void write_truth_cells(const struct kvmgen *g, FILE *fp)
+{
+	const struct truth *t = &g->truth;
+
+	write_truth_table(g, fp, AN_VMEXIT, &t->vmexit[0][0],
+			  MAX_EXIT_REASONS, g->sc->nr_exits, g->exit_keys);
+	write_truth_table(g, fp, AN_MMIO, &t->mmio[0][0], NR_MMIO_TARGETS,
+			  NR_MMIO_TARGETS, g->mmio_keys);
+	write_truth_table(g, fp, AN_IOPORT, &t->ioport[0][0], NR_PIO_TARGETS,
+			  NR_PIO_TARGETS, g->pio_keys);
+	write_truth_table(g, fp, AN_MSR, &t->msr[0][0], NR_MSR_TARGETS,
+			  NR_MSR_TARGETS, g->msr_keys);
+	write_truth_table(g, fp, AN_HYPERCALL, &t->hypercall[0][0],
+			  MAX_HC_TARGETS, arch_of(g->sc)->nr_hcs, g->hc_keys);
+	write_truth_table(g, fp, AN_HALT, &t->halt[0][0], NR_HALT_KEYS,
+			  NR_HALT_KEYS, g->halt_keys);
+}
+
+/* x86: the number in decimal; others: in hex, and the name if known */
+static void hc_key(struct kvmgen *g, unsigned int i)
+{
+	const struct hc_target *hc = &arch_of(g->sc)->hcs[i];
+	unsigned long long nr = hc->nr;
+
+	if (g->sc->arch == ARCH_X86)
+		snprintf(g->hc_keys[i], KEY_MAX, "%llu", nr);
+	else if (hc->name)
+		snprintf(g->hc_keys[i], KEY_MAX, "%#llx/%s", nr, hc->name);
+	else
+		snprintf(g->hc_keys[i], KEY_MAX, "%#llx", nr);
 }
 
 static void init_keys(struct kvmgen *g)
@@ -2627,9 +3895,10 @@ static void init_keys(struct kvmgen *g)
 		snprintf(g->msr_keys[i], KEY_MAX, "%#x:%s", m->index,
 			 m->dir == MSR_WR ? "W" : "R");
 	}
-	for (i = 0; i < NR_HC_TARGETS; i++)
-		snprintf(g->hc_keys[i], KEY_MAX, "%llu",
-			 (unsigned long long)hc_targets[i].nr);
+	for (i = 0; i < arch_of(g->sc)->nr_hcs; i++)
+		hc_key(g, i);
+	for (i = 0; i < NR_HALT_KEYS; i++)
+		snprintf(g->halt_keys[i], KEY_MAX, "%s", halt_keys[i]);
 }
 
 static int write_truth(const struct kvmgen *g, const char *data_path)
@@ -2678,6 +3947,7 @@ static int open_events(struct kvmgen *g, const char *data_path)
 	if (ev->out.fd < 0)
 		return -errno;
 	ev->enabled = true;
+	ev->no_vcpu_id = arch_of(g->sc)->no_vcpu_id;
 	return 0;
 }
 
@@ -2708,8 +3978,14 @@ static const struct scenario *find_scenario(const char *name)
 
 static int kvmgen_usage(void)
 {
+	unsigned int i;
+
 	fprintf(stderr,
-		"usage: perf test -w kvmgen OUT.data [vmx|svm|vmx-old|unpaired|two-vms|vmx-percpu [EXITS]]\n");
+		"usage: perf test -w kvmgen OUT.data [SCENARIO [EXITS]]\n"
+		"scenarios:");
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		fprintf(stderr, " %s", scenarios[i].name);
+	fprintf(stderr, "\n");
 	return -1;
 }
 
@@ -2717,6 +3993,7 @@ static int generate(struct kvmgen *g, const char *path)
 {
 	int err, err2;
 
+	init_tps(g);
 	init_keys(g);
 	g->out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (g->out.fd < 0)

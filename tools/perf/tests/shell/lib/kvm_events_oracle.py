@@ -26,10 +26,19 @@ def fail(case, what):
     failures.append(f"{case}: {what}")
 
 
+# Samples that have no time, and yet are not unpaired
+NO_TIME_KEYS = {("halt", "grow"), ("halt", "shrink")}
+
+
 class Sample:
     def __init__(self, line):
         f = line.split()
-        self.analysis, self.vcpu, self.pid, self.key = f[0], int(f[1]), int(f[2]), f[3]
+        # vcpu "?": the recording has no vcpu ids (arm64, riscv64).  Names
+        # after a slash (hypercall keys of other arches) are dropped, as
+        # strip_names() drops the report's.
+        self.analysis, self.pid = f[0], int(f[2])
+        self.vcpu = None if f[1] == "?" else int(f[1])
+        self.key = f[3].partition("/")[0]
         self.time = int(f[4])
         self.duration = None if f[5] == "-" else int(f[5])
         self.rip = int(f[6], 16)
@@ -114,7 +123,8 @@ def check(case, data, args, selected, everything, group_of=None):
     for gk, samples in groups.items():
         compare_key(case, gk, got_keys[gk], key_stats(samples))
     t = got["totals"]
-    untimed = sum(1 for s in selected if s.duration is None)
+    untimed = sum(1 for s in selected
+                  if s.duration is None and (s.analysis, s.key) not in NO_TIME_KEYS)
     want = {"samples": len(selected), "filtered": len(everything) - len(selected),
             "total_ns": sum(s.duration or 0 for s in selected)}
     for field, value in want.items():
@@ -213,10 +223,12 @@ def main():
         window = f"{start // 10**9}.{start % 10**9:09d},{end // 10**9}.{end % 10**9:09d}"
 
         check(case, data, base + ["--stats"], everything, everything)
-        check(case + " --vcpu 1", data, base + ["--vcpu", "1"],
-              [s for s in everything if s.vcpu == 1], everything)
-        check(case + " --vcpu 0,2-3", data, base + ["--vcpu", "0,2-3"],
-              [s for s in everything if s.vcpu in (0, 2, 3)], everything)
+        has_vcpu = all(s.vcpu is not None for s in everything)
+        if has_vcpu:
+            check(case + " --vcpu 1", data, base + ["--vcpu", "1"],
+                  [s for s in everything if s.vcpu == 1], everything)
+            check(case + " --vcpu 0,2-3", data, base + ["--vcpu", "0,2-3"],
+                  [s for s in everything if s.vcpu in (0, 2, 3)], everything)
         check(case + " --duration 50", data, base + ["--duration", "50"],
               [s for s in everything if s.duration is not None and s.duration >= 50000],
               everything)
@@ -225,8 +237,9 @@ def main():
         pid = everything[0].pid
         check(case + f" -p {pid}", data, base + ["-p", str(pid)],
               [s for s in everything if s.pid == pid], everything)
-        check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything, everything,
-              group_of=lambda s: s.vcpu)
+        if has_vcpu:
+            check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything,
+                  everything, group_of=lambda s: s.vcpu)
         check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
               group_of=lambda s: s.pid)
         check_sort(case, data, analysis, everything)
