@@ -53,6 +53,8 @@ static const char * const recorded_tracepoints[] = {
 	"kvm:kvm_fpu",
 	"kvm:kvm_msr",
 	"kvm:kvm_hypercall",
+	"kvm:kvm_vcpu_wakeup",
+	"kvm:kvm_halt_poll_ns",
 };
 
 enum output_format {
