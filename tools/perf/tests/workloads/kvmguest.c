@@ -5,9 +5,16 @@
  * kvm:kvm_mmio events recorded around it against exact expected counts.
  *
  * Usage: perf test -w kvmguest [PIO_OUT [PIO_IN [MMIO_WRITE [MMIO_READ]]]]
+ *        perf test -w kvmguest halt N PERIOD_US
+ *
+ * The halt form halts N times with interrupts enabled, each halt woken by
+ * a one-shot local APIC timer of PERIOD_US microseconds, so that KVM
+ * handles each HLT in the kernel and emits kvm:kvm_vcpu_wakeup (and
+ * kvm:kvm_halt_poll_ns when it resizes its halt-polling window).
  *
  * Exit codes: 0 all counts matched, 1 failure (bad argument, KVM error,
- * unexpected exit or count mismatch), 2 skip (no usable KVM or not x86).
+ * unexpected exit or count mismatch), 2 skip (no usable KVM, no in-kernel
+ * irqchip or x2APIC for the halt form, or not x86).
  */
 #include <stdio.h>
 #include <linux/compiler.h>
@@ -187,7 +194,7 @@ static int guest_vm__open(struct guest_vm *vm)
 	return KVMGUEST_OK;
 }
 
-static int guest_vm__add_memory(struct guest_vm *vm)
+static int guest_vm__add_memory(struct guest_vm *vm, const void *code, size_t size)
 {
 	struct kvm_userspace_memory_region region = {
 		.slot = 0,
@@ -201,7 +208,7 @@ static int guest_vm__add_memory(struct guest_vm *vm)
 		fprintf(stderr, PFX "cannot map guest memory: %s\n", strerror(errno));
 		return -1;
 	}
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, guest_code, sizeof(guest_code));
+	memcpy((char *)vm->mem + GUEST_CODE_GPA, code, size);
 
 	region.userspace_addr = (uintptr_t)vm->mem;
 	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
@@ -240,10 +247,9 @@ static int guest_vm__add_vcpu(struct guest_vm *vm)
  * The vcpu starts at the reset vector (CS base 0xffff0000); point CS at
  * GPA 0 instead so RIP is the code's physical address.
  */
-static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *want)
+static int guest_vm__set_code_segment(struct guest_vm *vm)
 {
 	struct kvm_sregs sregs;
-	struct kvm_regs regs;
 
 	if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
 		fprintf(stderr, PFX "KVM_GET_SREGS: %s\n", strerror(errno));
@@ -255,6 +261,15 @@ static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *w
 		fprintf(stderr, PFX "KVM_SET_SREGS: %s\n", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *want)
+{
+	struct kvm_regs regs;
+
+	if (guest_vm__set_code_segment(vm))
+		return -1;
 
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = GUEST_CODE_GPA;
@@ -393,10 +408,271 @@ static int guest_vm__setup(struct guest_vm *vm, const struct guest_counts *want)
 
 	if (ret)
 		return ret;
-	if (guest_vm__add_memory(vm) || guest_vm__add_vcpu(vm) ||
-	    guest_vm__set_entry(vm, want))
+	if (guest_vm__add_memory(vm, guest_code, sizeof(guest_code)) ||
+	    guest_vm__add_vcpu(vm) || guest_vm__set_entry(vm, want))
 		return KVMGUEST_FAIL;
 	return KVMGUEST_OK;
+}
+
+/*
+ * The halt form.  KVM handles a HLT in the kernel, and traces
+ * kvm_vcpu_wakeup, only when the local APIC is in the kernel; with the
+ * APIC in userspace the HLT exits to the VMM instead.  The wake-up source
+ * is the local APIC timer: its hrtimer makes the halted vcpu runnable
+ * from interrupt context.  The PIT would do too, but it injects from a
+ * kthread of its own, which on the vcpu's CPU ends halt-polling early, so
+ * that a test pinned to one CPU would see few or no polled wakeups.
+ *
+ * In real mode the APIC's MMIO page (0xfee00000) is out of reach, so the
+ * guest switches the APIC to x2APIC mode and programs it through MSRs.
+ */
+#define GUEST_PORT_DONE		0x502	/* the guest's last access: exits */
+#define GUEST_IRQ_COUNT_GPA	0x600	/* the handler's 32-bit counter */
+#define GUEST_STACK_TOP		0x8000
+#define GUEST_TIMER_VECTOR	0x20
+#define GUEST_IRQ_HANDLER	0x4d	/* the handler's offset in halt_code */
+#define CPUID_1_ECX_X2APIC	(1U << 21)
+
+/*
+ * The timer's initial count (TMICT) is 32-bit and counts APIC bus cycles,
+ * of 1 ns by default in KVM: 1 s is well within it.
+ */
+#define GUEST_MAX_PERIOD_US	1000000UL
+
+/*
+ * The host loads N into ESI and the timer's initial count into EDI.
+ * Each round arms the one-shot timer, then halts with interrupts enabled:
+ * sti holds interrupts off for one more instruction, so the interrupt is
+ * taken in the hlt, not before it.  KVM traces no wakeup only if the
+ * timer expires before it handles the HLT, i.e. if the vcpu thread is
+ * held off for longer than the period.  The handler counts the
+ * interrupts at GUEST_IRQ_COUNT_GPA, which the host compares with N.
+ */
+static const unsigned char halt_code[] = {
+	0x66, 0xb9, 0x1b, 0x00, 0x00, 0x00,	/* 00: mov  ecx, 0x1b ; APIC_BASE */
+	0x0f, 0x32,				/* 06: rdmsr			*/
+	0x0d, 0x00, 0x0c,			/* 08: or   ax, 0xc00 ; EN|EXTD	*/
+	0x0f, 0x30,				/* 0b: wrmsr			*/
+	0x66, 0x31, 0xd2,			/* 0d: xor  edx, edx		*/
+	0xb9, 0x0f, 0x08,			/* 10: mov  cx, 0x80f ; SVR	*/
+	0x66, 0xb8, 0xff, 0x01, 0x00, 0x00,	/* 13: mov  eax, 0x1ff ; enable	*/
+	0x0f, 0x30,				/* 19: wrmsr			*/
+	0xb9, 0x3e, 0x08,			/* 1b: mov  cx, 0x83e ; TDCR	*/
+	0x66, 0xb8, 0x0b, 0x00, 0x00, 0x00,	/* 1e: mov  eax, 0xb ; divide by 1 */
+	0x0f, 0x30,				/* 24: wrmsr			*/
+	0xb9, 0x32, 0x08,			/* 26: mov  cx, 0x832 ; LVTT	*/
+	0x66, 0xb8, 0x20, 0x00, 0x00, 0x00,	/* 29: mov  eax, 0x20 ; one-shot */
+	0x0f, 0x30,				/* 2f: wrmsr			*/
+	0xb9, 0x38, 0x08,			/* 31: mov  cx, 0x838 ; TMICT	*/
+	0x66, 0x89, 0xf5,			/* 34: mov  ebp, esi		*/
+	0x66, 0x85, 0xed,			/* 37: test ebp, ebp		*/
+	0x74, 0x0c,				/* 3a: jz   0x48		*/
+	0x66, 0x89, 0xf8,			/* 3c: mov  eax, edi		*/
+	0x0f, 0x30,				/* 3f: wrmsr ; arm the timer	*/
+	0xfb,					/* 41: sti			*/
+	0xf4,					/* 42: hlt			*/
+	0xfa,					/* 43: cli			*/
+	0x66, 0x4d,				/* 44: dec  ebp			*/
+	0xeb, 0xef,				/* 46: jmp  0x37		*/
+	0xba, 0x02, 0x05,			/* 48: mov  dx, 0x502		*/
+	0xee,					/* 4b: out  dx, al		*/
+	0xf4,					/* 4c: hlt ; not reached	*/
+	/* 4d: the timer's handler, through IVT entry GUEST_TIMER_VECTOR */
+	0x66, 0x50,				/* 4d: push eax			*/
+	0x66, 0x51,				/* 4f: push ecx			*/
+	0x66, 0x52,				/* 51: push edx			*/
+	0x66, 0xff, 0x06, 0x00, 0x06,		/* 53: inc  dword [0x600]	*/
+	0x66, 0xb9, 0x0b, 0x08, 0x00, 0x00,	/* 58: mov  ecx, 0x80b ; EOI	*/
+	0x66, 0x31, 0xc0,			/* 5e: xor  eax, eax		*/
+	0x66, 0x31, 0xd2,			/* 61: xor  edx, edx		*/
+	0x0f, 0x30,				/* 64: wrmsr			*/
+	0x66, 0x5a,				/* 66: pop  edx			*/
+	0x66, 0x59,				/* 68: pop  ecx			*/
+	0x66, 0x58,				/* 6a: pop  eax			*/
+	0xcf,					/* 6c: iret			*/
+};
+
+struct halt_args {
+	unsigned long halts;
+	unsigned long period_us;
+};
+
+static int parse_halt_args(int argc, const char **argv, struct halt_args *args)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: perf test -w kvmguest halt N PERIOD_US\n");
+		return -1;
+	}
+	if (parse_count(argv[0], &args->halts) ||
+	    parse_count(argv[1], &args->period_us))
+		return -1;
+	/* The timer's 32-bit initial count is in ns; 0 would never fire. */
+	if (!args->period_us || args->period_us > GUEST_MAX_PERIOD_US) {
+		fprintf(stderr, PFX "PERIOD_US must be 1 to %lu\n", GUEST_MAX_PERIOD_US);
+		return -1;
+	}
+	return 0;
+}
+
+/* Must come before the vcpu, which then gets its local APIC in the kernel. */
+static int guest_vm__add_irqchip(struct guest_vm *vm)
+{
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) <= 0) {
+		fprintf(stderr, PFX "no in-kernel irqchip on this host\n");
+		return KVMGUEST_SKIP;
+	}
+	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+		fprintf(stderr, PFX "KVM_CREATE_IRQCHIP: %s\n", strerror(errno));
+		return KVMGUEST_SKIP;
+	}
+	return KVMGUEST_OK;
+}
+
+static struct kvm_cpuid2 *get_supported_cpuid(int kvm_fd)
+{
+	struct kvm_cpuid2 *cpuid;
+	int nent;
+
+	/* The ioctl fails with E2BIG until the buffer holds every leaf. */
+	for (nent = 64; nent <= 4096; nent *= 2) {
+		cpuid = calloc(1, sizeof(*cpuid) + nent * sizeof(cpuid->entries[0]));
+		if (!cpuid)
+			return NULL;
+		cpuid->nent = nent;
+		if (!ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid))
+			return cpuid;
+		free(cpuid);
+		if (errno != E2BIG)
+			break;
+	}
+	fprintf(stderr, PFX "KVM_GET_SUPPORTED_CPUID: %s\n", strerror(errno));
+	return NULL;
+}
+
+/* KVM lets the guest enable x2APIC mode only if its CPUID has it. */
+static int guest_vm__set_cpuid(struct guest_vm *vm)
+{
+	struct kvm_cpuid2 *cpuid = get_supported_cpuid(vm->kvm_fd);
+	int ret = KVMGUEST_SKIP;
+	unsigned int i;
+
+	if (!cpuid)
+		return KVMGUEST_FAIL;
+	for (i = 0; i < cpuid->nent; i++) {
+		if (cpuid->entries[i].function == 1 &&
+		    (cpuid->entries[i].ecx & CPUID_1_ECX_X2APIC))
+			ret = KVMGUEST_OK;
+	}
+	if (ret == KVMGUEST_SKIP) {
+		fprintf(stderr, PFX "KVM offers no x2APIC to guests\n");
+	} else if (ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0) {
+		fprintf(stderr, PFX "KVM_SET_CPUID2: %s\n", strerror(errno));
+		ret = KVMGUEST_FAIL;
+	}
+	free(cpuid);
+	return ret;
+}
+
+/* Real-mode IVT entry: offset then segment, at 4 bytes per vector. */
+static void guest_vm__set_irq_handler(struct guest_vm *vm)
+{
+	unsigned char *ivt = (unsigned char *)vm->mem + GUEST_TIMER_VECTOR * 4;
+	unsigned int offset = GUEST_CODE_GPA + GUEST_IRQ_HANDLER;
+
+	ivt[0] = offset & 0xff;
+	ivt[1] = offset >> 8;
+	ivt[2] = 0;
+	ivt[3] = 0;
+}
+
+static int guest_vm__set_halt_entry(struct guest_vm *vm, const struct halt_args *args)
+{
+	struct kvm_regs regs;
+
+	if (guest_vm__set_code_segment(vm))
+		return -1;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = GUEST_CODE_GPA;
+	regs.rflags = 0x2;	/* interrupts off until the guest's sti */
+	regs.rsp = GUEST_STACK_TOP;
+	regs.rsi = args->halts;
+	regs.rdi = args->period_us * 1000;
+	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
+		fprintf(stderr, PFX "KVM_SET_REGS: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int guest_vm__setup_halt(struct guest_vm *vm, const struct halt_args *args)
+{
+	int ret = guest_vm__open(vm);
+
+	if (!ret)
+		ret = guest_vm__add_irqchip(vm);
+	if (ret)
+		return ret;
+	if (guest_vm__add_memory(vm, halt_code, sizeof(halt_code)) ||
+	    guest_vm__add_vcpu(vm))
+		return KVMGUEST_FAIL;
+	ret = guest_vm__set_cpuid(vm);
+	if (ret)
+		return ret;
+	guest_vm__set_irq_handler(vm);
+	if (guest_vm__set_halt_entry(vm, args))
+		return KVMGUEST_FAIL;
+	return KVMGUEST_OK;
+}
+
+/*
+ * The halts and interrupts stay in the kernel: the only exit to
+ * userspace is the guest's final write to GUEST_PORT_DONE.
+ */
+static int guest_vm__run_halts(struct guest_vm *vm)
+{
+	struct kvm_run *run = vm->run;
+
+	for (;;) {
+		if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
+			return -1;
+		}
+		if (run->exit_reason != KVM_EXIT_IO) {
+			report_exit(run);
+			return -1;
+		}
+		if (run->io.direction == KVM_EXIT_IO_OUT &&
+		    run->io.port == GUEST_PORT_DONE)
+			return 0;
+		fprintf(stderr, PFX "unexpected access to port %#x\n", run->io.port);
+		return -1;
+	}
+}
+
+static int kvmguest_halt(int argc, const char **argv)
+{
+	struct halt_args args;
+	struct guest_vm vm;
+	uint32_t irqs;
+	int ret;
+
+	if (parse_halt_args(argc, argv, &args))
+		return KVMGUEST_FAIL;
+
+	guest_vm__init(&vm);
+	ret = guest_vm__setup_halt(&vm, &args);
+	if (!ret && guest_vm__run_halts(&vm))
+		ret = KVMGUEST_FAIL;
+	if (!ret) {
+		memcpy(&irqs, (char *)vm.mem + GUEST_IRQ_COUNT_GPA, sizeof(irqs));
+		if (check_count("timer interrupts", args.halts, irqs))
+			ret = KVMGUEST_FAIL;
+	}
+	guest_vm__exit(&vm);
+	return ret;
 }
 
 static int kvmguest(int argc, const char **argv)
@@ -405,6 +681,8 @@ static int kvmguest(int argc, const char **argv)
 	struct guest_vm vm;
 	int ret;
 
+	if (argc > 0 && !strcmp(argv[0], "halt"))
+		return kvmguest_halt(argc - 1, argv + 1);
 	if (parse_counts(argc, argv, &want))
 		return KVMGUEST_FAIL;
 
