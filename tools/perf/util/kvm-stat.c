@@ -972,7 +972,9 @@ static const struct kvm_events_analysis analyses[] = {
 	  .tps = VMEXIT_TPS | TP(HYPERCALL) | TP(HYPERCALL_END),
 	  .begin = hypercall_begin, .end = hypercall_end,
 	  .key_name = hypercall_key_name, .is_idle = hypercall_is_idle },
-	{ .name = "halt", .column = "Halt", .tps = TP(WAKEUP) | TP(HALT_POLL),
+	/* kvm_vcpu_wakeup has no vcpu id: the exits around it tell it */
+	{ .name = "halt", .column = "Halt",
+	  .tps = VMEXIT_TPS | TP(WAKEUP) | TP(HALT_POLL),
 	  .begin = no_interval, .end = no_interval, .whole = halt_whole,
 	  .key_name = halt_key_name, .is_idle = never_idle },
 };
