@@ -29,6 +29,13 @@ if [ -c /dev/kvm ] &&
 	report -i "$dir/guest.data" --event mmio
 	report -i "$dir/guest.data" --event userspace --stats
 	report -i "$dir/guest.data" --event vmexit
+	if taskset -c 0 "$perf" kvm-events record -q -o "$dir/halt.data" -- \
+		"$perf" test -w kvmguest halt 40 50 >> "$dir/record.log" 2>&1; then
+		echo
+		echo "== The guest halting 40 times, woken 50us later each time:"
+		echo "\$ perf kvm-events record -o $dir/halt.data -- perf test -w kvmguest halt 40 50"
+		report -i "$dir/halt.data" --event halt --stats
+	fi
 else
 	echo "== No KVM guest could be recorded here (see $dir/record.log):"
 	echo "== what follows is a generated recording only, not a real guest."
@@ -41,3 +48,14 @@ report -i "$dir/gen.data"
 report -i "$dir/gen.data" --event mmio
 report -i "$dir/gen.data" --event mmio --vcpu 1
 report -i "$dir/gen.data" --key time
+
+echo
+echo "== Generated recordings of other architectures, nested and halt:"
+for scenario in arm64 s390 ppc64le riscv64 loongarch64 pvm vmx-nested vmx-halt; do
+	"$perf" test -w kvmgen "$dir/$scenario.data" "$scenario" || exit 1
+	echo
+	echo "== $scenario"
+	report -i "$dir/$scenario.data" --key time
+done
+report -i "$dir/ppc64le.data" --event hypercall
+report -i "$dir/vmx-halt.data" --event halt
