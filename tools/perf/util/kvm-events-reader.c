@@ -200,7 +200,8 @@ static const struct sample_layout *reader__layout(struct reader *r,
 	return NULL;
 }
 
-static int reader__queue(struct reader *r, const struct kvm_events_sample *s)
+/* The next free slot of the queue, where a sample is decoded in place */
+static struct kvm_events_sample *reader__slot(struct reader *r)
 {
 	if (r->nr_queued == r->queue_alloc) {
 		size_t alloc = r->queue_alloc ? r->queue_alloc * 2 : 4096;
@@ -212,15 +213,19 @@ static int reader__queue(struct reader *r, const struct kvm_events_sample *s)
 		if (buf)
 			r->merge_buf = buf;
 		if (!queue || !buf)
-			return -ENOMEM;
+			return NULL;
 		r->queue_alloc = alloc;
 	}
+	return &r->queue[r->nr_queued];
+}
+
+static void reader__queue(struct reader *r, const struct kvm_events_sample *s)
+{
 	if (s->time < r->last_flush)
 		r->out_of_order++;
 	if (s->time > r->max_time)
 		r->max_time = s->time;
-	r->queue[r->nr_queued++] = *s;
-	return 0;
+	r->nr_queued++;
 }
 
 /* Hands a batch to the pairing thread; waits for a free one to fill. */
@@ -270,7 +275,7 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	 * the rest of its reading.
 	 */
 	struct perf_sample sample;
-	struct kvm_events_sample s;
+	struct kvm_events_sample *s;
 	u32 pid_tid[2];
 
 	if (!layout || !layout->dec)
@@ -290,9 +295,13 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	memcpy(&sample.time, base + layout->time_off, sizeof(sample.time));
 	sample.pid = pid_tid[0];
 	sample.tid = pid_tid[1];
-	if (kvm_events_decoder__decode(layout->dec, &sample, false, &s))
+	s = reader__slot(r);
+	if (!s)
+		return -ENOMEM;
+	if (kvm_events_decoder__decode(layout->dec, &sample, false, s))
 		goto bad;
-	return reader__queue(r, &s);
+	reader__queue(r, s);
+	return 0;
 bad:
 	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",
 	       r->path, kvm_events_tp__name(layout->dec->tp), size);
