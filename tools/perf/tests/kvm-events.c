@@ -182,8 +182,8 @@ static void put_field(u8 *raw, const struct tep_format_field *field, u64 val)
 }
 
 /* Encodes a sample as the kernel lays it out, then decodes and feeds it. */
-static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
-		u32 tid, u64 time, u32 vcpu, u64 code, u32 kind)
+static int feed_flag(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
+		     u32 tid, u64 time, u32 vcpu, u64 code, u32 kind, u32 flag)
 {
 	struct perf_sample sample = {
 		.pid = f->pid ?: 4242, .tid = tid, .time = time,
@@ -195,6 +195,7 @@ static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
 	put_field(f->raw, dec->vcpu, vcpu);
 	put_field(f->raw, dec->code, code);
 	put_field(f->raw, dec->kind, kind);
+	put_field(f->raw, dec->flag, flag);
 	put_field(f->raw, dec->isa, KVM_EVENTS_ISA_VMX);
 	if (kvm_events_decoder__decode(dec, &sample, false, &s))
 		return -1;
@@ -202,23 +203,17 @@ static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
 	return 0;
 }
 
+static int feed(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
+		u32 tid, u64 time, u32 vcpu, u64 code, u32 kind)
+{
+	return feed_flag(f, dec, tid, time, vcpu, code, kind, 0);
+}
+
+/* kvm_vcpu_wakeup: ns, waited, valid */
 static int feed_wakeup(struct kvm_fixture *f, const struct kvm_events_decoder *dec,
 		       u64 time, u64 ns, bool waited, bool valid)
 {
-	struct perf_sample sample = {
-		.pid = 4242, .tid = 7, .time = time,
-		.raw_data = f->raw, .raw_size = dec->min_raw_size,
-	};
-	struct kvm_events_sample s;
-
-	memset(f->raw, 0, sizeof(f->raw));
-	put_field(f->raw, dec->code, ns);
-	put_field(f->raw, dec->kind, waited);
-	put_field(f->raw, dec->flag, valid);
-	if (kvm_events_decoder__decode(dec, &sample, false, &s))
-		return -1;
-	kvm_events_report__add(&f->report, &s);
-	return 0;
+	return feed_flag(f, dec, 7, time, 0, ns, waited, valid);
 }
 
 static bool key_is(struct kvm_events_report *report, const char *name,
