@@ -792,9 +792,8 @@ static void print_table(struct kvm_events *kvm, struct kvm_events_key **keys,
 static void print_no_samples(struct kvm_events *kvm, FILE *fp)
 {
 	const struct kvm_events_totals *t = &kvm->report.totals;
-	int tp;
-
 	const char *sep = "";
+	int tp;
 
 	fprintf(fp, "No %s samples; kvm events read:",
 		kvm_events_analysis__name(kvm->report.analysis));
