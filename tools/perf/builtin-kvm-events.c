@@ -97,6 +97,13 @@ static void explain_missing_tracepoints(void)
 	if (len && mount[len - 1] == '/')
 		len--;
 	snprintf(tracing, sizeof(tracing), "%.*s", (int)len, mount);
+	/* Where tracefs could not be mounted, perf names its usual place. */
+	snprintf(path, sizeof(path), "%s/events", tracing);
+	if (access(path, F_OK) && errno == ENOENT) {
+		pr_err("perf kvm-events record: tracefs is not mounted on %s; as root run: mount -t tracefs nodev %s\n",
+		       tracing, tracing);
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/events/kvm", tracing);
 	if (access(path, F_OK) && errno == EACCES)
 		pr_err("perf kvm-events record: no permission to read %s; run as root, or give this user access to tracefs\n",

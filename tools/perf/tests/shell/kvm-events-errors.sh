@@ -103,6 +103,23 @@ if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_pio' 2> /dev/null | grep -q kvm_pio;
 	fi
 fi
 
+# Recording where tracefs has no kvm events (the kvm module not loaded),
+# and as a user who cannot mount the missing tracefs: each in a mount
+# namespace of its own, which leaves the host's mounts alone.
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && command -v setpriv > /dev/null &&
+   id nobody > /dev/null 2>&1 && [ -d /sys/kernel/tracing/events/kvm ] &&
+   unshare -m true 2> /dev/null; then
+	expect_error "record without the kvm module" \
+		"perf kvm-events record: no kvm tracepoints in /sys/kernel/tracing/events; load the kvm module" \
+		unshare -m sh -c "mount -t tmpfs none /sys/kernel/tracing/events &&
+			exec perf kvm-events record -o '$dir/none.data' -- true"
+	expect_error "record without tracefs" \
+		"perf kvm-events record: tracefs is not mounted on /sys/kernel/tracing; as root run: mount -t tracefs nodev /sys/kernel/tracing" \
+		unshare -m sh -c "umount /sys/kernel/tracing 2> /dev/null; umount /sys/kernel/debug 2> /dev/null;
+			exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			perf kvm-events record -o '$dir/none.data' -- true"
+fi
+
 # Recording as a user who may not read tracefs
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
    ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -r /sys/kernel/tracing/events; then
