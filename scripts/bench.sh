@@ -38,7 +38,7 @@ VARIANTS=(
 	"mmio           | --event mmio       | mmio all sample"
 	"ioport         | --event ioport     | ioport all sample"
 	"vmexit-stats   | --stats            | -"
-	"vmexit-2thread | --threads 2        | vmexit all sample"
+	"vmexit-1thread | --threads 1        | vmexit all sample"
 )
 
 set -u

@@ -1212,6 +1212,9 @@ static int parse_report_options(struct kvm_events *kvm,
 		pr_err("perf kvm-events report: --threads %d: expected 1 or 2\n", kvm->threads);
 		return -EINVAL;
 	}
+	/* The second thread takes half the work, where there is a CPU for it. */
+	if (!kvm->threads)
+		kvm->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	if (kvm->top < 0) {
 		pr_err("perf kvm-events report: --top %d: expected a count >= 0\n", kvm->top);
 		return -EINVAL;
@@ -1295,7 +1298,7 @@ static int kvm_events_report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "csv", &kvm.csv, "print every statistic as CSV"),
 	OPT_BOOLEAN('f', "force", &kvm.force, "don't complain, do it"),
 	OPT_INTEGER(0, "threads", &kvm.threads,
-		    "1 (default): read and pair in one thread, 2: read in a second one"),
+		    "1: read and pair in one thread, 2 (default on SMP): read in a second one"),
 	OPT_BOOLEAN(0, "generic-reader", &kvm.generic_reader,
 		    "read through perf's session code, not the faster reader of the data section"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),

@@ -250,18 +250,38 @@ static int pipeline__publish(struct pipeline *p, int err, bool last)
 	return ret;
 }
 
-/* Hands a sample, in time order, to the pairing. */
-static int reader__deliver(struct reader *r, const struct kvm_events_sample *s)
+/*
+ * With two threads, the reading one decodes the samples into batches in
+ * file order, a round's end marked by an item of this tp; the pairing one
+ * orders them and pairs them.  That splits the work about in half.
+ */
+#define ROUND_END	KVM_EVENTS_TP__NR
+
+/* Where the next decoded sample goes: the ordering queue, or a batch */
+static struct kvm_events_sample *reader__next(struct reader *r)
 {
+	struct pipeline *p = r->pipe;
+
 	struct batch *b;
 
-	if (!r->pipe) {
-		kvm_events_report__add(r->report, s);
+	if (!p)
+		return reader__slot(r);
+	b = &p->batches[p->produced % NR_BATCHES];
+	return &b->items[b->nr];
+}
+
+static int reader__push(struct reader *r, struct kvm_events_sample *s)
+{
+	struct pipeline *p = r->pipe;
+	struct batch *b;
+
+	if (!p) {
+		reader__queue(r, s);
 		return 0;
 	}
-	b = &r->pipe->batches[r->pipe->produced % NR_BATCHES];
-	b->items[b->nr++] = *s;
-	return b->nr == BATCH_SAMPLES ? pipeline__publish(r->pipe, 0, false) : 0;
+	b = &p->batches[p->produced % NR_BATCHES];
+	b->nr++;
+	return b->nr == BATCH_SAMPLES ? pipeline__publish(p, 0, false) : 0;
 }
 
 static int reader__sample(struct reader *r, const union perf_event *event)
@@ -295,13 +315,12 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	memcpy(&sample.time, base + layout->time_off, sizeof(sample.time));
 	sample.pid = pid_tid[0];
 	sample.tid = pid_tid[1];
-	s = reader__slot(r);
+	s = reader__next(r);
 	if (!s)
 		return -ENOMEM;
 	if (kvm_events_decoder__decode(layout->dec, &sample, false, s))
 		goto bad;
-	reader__queue(r, s);
-	return 0;
+	return reader__push(r, s);
 bad:
 	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",
 	       r->path, kvm_events_tp__name(layout->dec->tp), size);
@@ -363,21 +382,30 @@ static void reader__sort(struct reader *r)
 	free(runs);
 }
 
-/* Delivers the queued events up to @limit, in time order. */
-static int reader__flush(struct reader *r, u64 limit)
+/* Hands the queued events up to @limit to the pairing, in time order. */
+static void reader__flush(struct reader *r, u64 limit)
 {
 	size_t i;
-	int ret = 0;
 
 	reader__sort(r);
-	for (i = 0; !ret && i < r->nr_queued && r->queue[i].time <= limit; i++)
-		ret = reader__deliver(r, &r->queue[i]);
+	for (i = 0; i < r->nr_queued && r->queue[i].time <= limit; i++)
+		kvm_events_report__add(r->report, &r->queue[i]);
 	/* Nothing delivered may also mean nothing ever queued: no queue. */
 	if (i) {
 		memmove(r->queue, r->queue + i, (r->nr_queued - i) * sizeof(*r->queue));
 		r->nr_queued -= i;
 	}
-	return ret;
+}
+
+/*
+ * perf's rule: at the end of a round, what came before the previous one
+ * ended can be delivered, nothing older will come.
+ */
+static void reader__round_end(struct reader *r)
+{
+	reader__flush(r, r->flush_limit);
+	r->last_flush = r->flush_limit;
+	r->flush_limit = r->max_time;
 }
 
 static int reader__comm(struct reader *r, union perf_event *event)
@@ -394,11 +422,14 @@ static int reader__event(struct reader *r, union perf_event *event)
 	case PERF_RECORD_SAMPLE:
 		return reader__sample(r, event);
 	case PERF_RECORD_FINISHED_ROUND: {
-		int ret = reader__flush(r, r->flush_limit);
+		struct kvm_events_sample *s = reader__next(r);
 
-		r->last_flush = r->flush_limit;
-		r->flush_limit = r->max_time;
-		return ret;
+		if (!r->pipe) {
+			reader__round_end(r);
+			return 0;
+		}
+		s->tp = ROUND_END;
+		return reader__push(r, s);
 	}
 	case PERF_RECORD_LOST:
 		r->lost_events += event->lost.lost;
@@ -496,7 +527,10 @@ static int reader__read(struct reader *r)
 	if (!ret && pos < end)
 		pr_warning("%s: the data ends in a record cut after %" PRIu64 " bytes\n",
 			   r->path, end - pos);
-	return ret ? ret : reader__flush(r, (u64)-1);
+	/* With two threads, the pairing one flushes after the last batch. */
+	if (!ret && !r->pipe)
+		reader__flush(r, (u64)-1);
+	return ret;
 }
 
 static void *reading_thread(void *arg)
@@ -508,6 +542,23 @@ static void *reading_thread(void *arg)
 }
 
 /* Pairs what the reading thread decodes, batch by batch. */
+/* The pairing thread's side of a decoded sample or round end */
+static int reader__order(struct reader *r, const struct kvm_events_sample *item)
+{
+	struct kvm_events_sample *s;
+
+	if (item->tp == ROUND_END) {
+		reader__round_end(r);
+		return 0;
+	}
+	s = reader__slot(r);
+	if (!s)
+		return -ENOMEM;
+	*s = *item;
+	reader__queue(r, s);
+	return 0;
+}
+
 static int reader__consume_batches(struct reader *r)
 {
 	struct pipeline *p = r->pipe;
@@ -523,11 +574,13 @@ static int reader__consume_batches(struct reader *r)
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
 		b = &p->batches[p->consumed % NR_BATCHES];
-		for (i = 0; i < b->nr; i++)
-			kvm_events_report__add(r->report, &b->items[i]);
+		for (i = 0; !ret && i < b->nr; i++)
+			ret = reader__order(r, &b->items[i]);
 		if (!ret)
 			ret = b->err;
 		last = b->last;
+		if (last && !ret)
+			reader__flush(r, (u64)-1);
 		pthread_mutex_lock(&p->lock);
 		p->consumed++;
 		/* On an error, the reading thread stops at its next batch. */
