@@ -171,25 +171,33 @@ watch_memory() {
 # measure OUT ERR CMD...
 #
 # Runs CMD with its stdout in OUT and its stderr in ERR; sets M_RC, M_US
-# (wall time in microseconds) and M_HWM, M_ANON (peaks in kB).  The time
-# is taken by this shell, which `wait` wakes as soon as CMD exits; the
-# memory watcher is a separate process so that its period does not round
-# the time.
+# (wall time in microseconds) and, when WATCH is 1, M_HWM, M_ANON (peaks
+# in kB).  The time is taken by this shell, which `wait` wakes as soon as
+# CMD exits.  The memory watcher is a separate process, so that its
+# period does not round the time; it runs in a round of its own all the
+# same, as on two CPUs it would take time from a tool's second thread.
+WATCH=0
 measure() {
 	local o=$1 e=$2 t0 t1 pid wpid comm
 
 	shift 2
+	M_HWM=0
+	M_ANON=0
 	t0=$EPOCHREALTIME
 	"$@" > "$o" 2> "$e" &
 	pid=$!
 	comm=${1##*/}
-	watch_memory "$pid" "${comm:0:15}" > "$memlog" &
-	wpid=$!
+	if [ "$WATCH" = 1 ]; then
+		watch_memory "$pid" "${comm:0:15}" > "$memlog" &
+		wpid=$!
+	fi
 	wait "$pid"
 	M_RC=$?
 	t1=$EPOCHREALTIME
-	wait "$wpid"
-	read -r M_HWM M_ANON < "$memlog"
+	if [ "$WATCH" = 1 ]; then
+		wait "$wpid"
+		read -r M_HWM M_ANON < "$memlog"
+	fi
 	M_US=$(( $(usec "$t1") - $(usec "$t0") ))
 }
 
@@ -336,11 +344,14 @@ for pairs in $pairs_list; do
 	done
 
 	declare -A times=() hwm=() anon=() failed=() wrong=()
-	echo "   $samples samples, $((size / 1000000)) MB; $runs rounds of $ntools tools:"
-	for ((r = 0; r < runs; r++)); do
+	echo "   $samples samples, $((size / 1000000)) MB; a memory round, then $runs timed rounds of $ntools tools:"
+	# Round 0 watches the memory, and is not timed.
+	for ((r = 0; r <= runs; r++)); do
+		WATCH=$((r == 0))
 		# Round-robin, and each round starts one tool later, so that
 		# no tool always runs right after the same other one.
-		line="   round $((r + 1)):"
+		line="   round $r:"
+		[ "$r" = 0 ] && line="   memory:"
 		for ((k = 0; k < ntools; k++)); do
 			t=$(( (k + r) % ntools ))
 			tool_cmd "$t" "$f"
@@ -351,7 +362,7 @@ for pairs in $pairs_list; do
 				e=$out/stderr-$name-${var_label[t]}.txt
 			fi
 			measure "$o" "$e" "${CMD[@]}"
-			times[$t]+=" $M_US"
+			[ "$r" -gt 0 ] && times[$t]+=" $M_US"
 			[ "$M_HWM" -gt "${hwm[$t]:-0}" ] && hwm[$t]=$M_HWM
 			[ "$M_ANON" -gt "${anon[$t]:-0}" ] && anon[$t]=$M_ANON
 			[ "$M_RC" -ne 0 ] && failed[$t]="exit $M_RC"
@@ -594,7 +605,7 @@ total_us=$(( $(usec "$EPOCHREALTIME") - $(usec "$bench_start") ))
 	echo "Load average (1, 5, 15 min) at the start: $load_start, at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "Generated files: perf test -w kvmgen F vmx EXITS (4 vcpus); BENCH_RUNS=$runs runs of each tool, in turns"
 	echo
-	echo "Median wall time; peak memory sampled every ${poll_ms} ms (RSS counts the pages of the input file a tool mmaps; anon is RssAnon);"
+	echo "Median wall time of the timed rounds; peak memory sampled every ${poll_ms} ms in a round of its own (RSS counts the pages of the input file a tool mmaps; anon is RssAnon);"
 	echo "faster = upstream vmexit time / this time (x faster than upstream); vs cat = this time / cat's time."
 	printf '%-5s %-26s %8s %9s %8s %8s %9s %7s\n' \
 		exits tool "median s" "Msample/s" "RSS MB" "anon MB" "faster" "vs cat"
