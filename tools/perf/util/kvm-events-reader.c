@@ -478,13 +478,13 @@ static int reader__walk(struct reader *r, u8 *data, size_t size,
 }
 
 /*
- * Maps the data section 16 MiB at a time, populated up front: the page
+ * Maps the data section 64 MiB at a time, populated up front: the page
  * tables cost less than copying the file through a buffer (about a fifth
  * of the report, measured on 1M exits).  A window ends where its last
  * whole record does; the next one starts at the page of the first record
  * it did not take.
  */
-#define WINDOW_SIZE	(16UL << 20)
+#define WINDOW_SIZE	(64UL << 20)
 
 /* Where the data ends: past the end of the file, mapped pages would fault. */
 static u64 reader__data_end(struct reader *r)
