@@ -10,7 +10,7 @@
 #	AFL++ in file mode.  FUZZPERF is perf built with afl-clang-fast and
 #	ASan, PERF the normal build, which makes the seeds.
 #
-#	The time (default 300 s) is split over six rounds, one per analysis,
+#	The time (default 300 s) is split over seven rounds, one per analysis,
 #	each with other report options, so that both readers (the fast one,
 #	in one thread or two, and --generic-reader) and every output are
 #	fuzzed.  Each round starts from the seeds and from what the rounds
@@ -65,7 +65,8 @@ rounds=(
 	"ioport --event ioport --vcpu 1 --generic-reader --csv"
 	"userspace --event userspace --per-vm"
 	"msr --event msr --duration 1 --fields samples,p50,max"
-	"hypercall --event hypercall --key name --threads 2"
+	"hypercall --event hypercall --key name --threads 1"
+	"halt --event halt --per-vcpu --top 3 --threads 1"
 )
 per_round=$((seconds / ${#rounds[@]}))
 [ "$per_round" -ge 10 ] || per_round=10
@@ -100,7 +101,8 @@ start=$(date +%s)
 # the bundled KVM guest where this host can make one.
 rm -rf "$dir/seeds"
 mkdir -p "$dir/seeds"
-for s in vmx svm vmx-old unpaired; do
+for s in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 loongarch64 pvm \
+	 vmx-nested vmx-halt; do
 	"$perf" test -w kvmgen "$dir/seeds/$s.data" "$s" 8 > /dev/null ||
 		{ echo "error: $perf test -w kvmgen $s failed" >&2; exit 1; }
 	# the ground truth files beside it are no seeds

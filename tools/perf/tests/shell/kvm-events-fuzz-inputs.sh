@@ -44,7 +44,8 @@ option_sets=(
 	"--event ioport --vcpu 1 --generic-reader --csv"
 	"--event userspace --per-vm"
 	"--event msr --duration 1 --fields samples,p50,max"
-	"--event hypercall --key name --threads 2"
+	"--event hypercall --key name --threads 1"
+	"--event halt --per-vcpu --top 3 --threads 1"
 )
 
 # check_input FILE: 0 when every analysis ends cleanly; else prints why
