@@ -264,25 +264,33 @@ static int guest_vm__set_code_segment(struct guest_vm *vm)
 	return 0;
 }
 
-static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *want)
+/*
+ * Starts the vcpu at the guest code with @regs, whose other registers the
+ * caller set; interrupts stay off until the guest's own sti, if any.
+ */
+static int guest_vm__start_at_code(struct guest_vm *vm, struct kvm_regs *regs)
 {
-	struct kvm_regs regs;
-
 	if (guest_vm__set_code_segment(vm))
 		return -1;
-
-	memset(&regs, 0, sizeof(regs));
-	regs.rip = GUEST_CODE_GPA;
-	regs.rflags = 0x2;	/* bit 1 is reserved and must be set */
-	regs.rsi = want->pio_out;
-	regs.rdi = want->pio_in;
-	regs.rbp = want->mmio_write;
-	regs.rbx = want->mmio_read;
-	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
+	regs->rip = GUEST_CODE_GPA;
+	regs->rflags = 0x2;	/* bit 1 is reserved and must be set */
+	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, regs) < 0) {
 		fprintf(stderr, PFX "KVM_SET_REGS: %s\n", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *want)
+{
+	struct kvm_regs regs;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.rsi = want->pio_out;
+	regs.rdi = want->pio_in;
+	regs.rbp = want->mmio_write;
+	regs.rbx = want->mmio_read;
+	return guest_vm__start_at_code(vm, &regs);
 }
 
 static int handle_io(struct kvm_run *run, struct guest_counts *seen)
@@ -589,20 +597,11 @@ static int guest_vm__set_halt_entry(struct guest_vm *vm, const struct halt_args 
 {
 	struct kvm_regs regs;
 
-	if (guest_vm__set_code_segment(vm))
-		return -1;
-
 	memset(&regs, 0, sizeof(regs));
-	regs.rip = GUEST_CODE_GPA;
-	regs.rflags = 0x2;	/* interrupts off until the guest's sti */
 	regs.rsp = GUEST_STACK_TOP;
 	regs.rsi = args->halts;
 	regs.rdi = args->period_us * 1000;
-	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, &regs) < 0) {
-		fprintf(stderr, PFX "KVM_SET_REGS: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return guest_vm__start_at_code(vm, &regs);
 }
 
 static int guest_vm__setup_halt(struct guest_vm *vm, const struct halt_args *args)
