@@ -408,6 +408,20 @@ static void reader__round_end(struct reader *r)
 	r->flush_limit = r->max_time;
 }
 
+/* Ends the round here, or marks its end for the pairing thread. */
+static int reader__finished_round(struct reader *r)
+{
+	struct kvm_events_sample *mark;
+
+	if (!r->pipe) {
+		reader__round_end(r);
+		return 0;
+	}
+	mark = reader__next(r);
+	mark->tp = ROUND_END;
+	return reader__push(r, mark);
+}
+
 static int reader__comm(struct reader *r, union perf_event *event)
 {
 	struct perf_sample sample = { 0 };
@@ -421,16 +435,8 @@ static int reader__event(struct reader *r, union perf_event *event)
 	switch (event->header.type) {
 	case PERF_RECORD_SAMPLE:
 		return reader__sample(r, event);
-	case PERF_RECORD_FINISHED_ROUND: {
-		struct kvm_events_sample *s = reader__next(r);
-
-		if (!r->pipe) {
-			reader__round_end(r);
-			return 0;
-		}
-		s->tp = ROUND_END;
-		return reader__push(r, s);
-	}
+	case PERF_RECORD_FINISHED_ROUND:
+		return reader__finished_round(r);
 	case PERF_RECORD_LOST:
 		r->lost_events += event->lost.lost;
 		r->lost_chunks++;
@@ -541,7 +547,6 @@ static void *reading_thread(void *arg)
 	return NULL;
 }
 
-/* Pairs what the reading thread decodes, batch by batch. */
 /* The pairing thread's side of a decoded sample or round end */
 static int reader__order(struct reader *r, const struct kvm_events_sample *item)
 {
@@ -559,6 +564,7 @@ static int reader__order(struct reader *r, const struct kvm_events_sample *item)
 	return 0;
 }
 
+/* Orders and pairs what the reading thread decodes, batch by batch. */
 static int reader__consume_batches(struct reader *r)
 {
 	struct pipeline *p = r->pipe;
