@@ -53,7 +53,7 @@ struct sample_layout {
 };
 
 #define NR_BATCHES	4
-#define BATCH_SAMPLES	8192
+#define BATCH_SAMPLES	32768
 
 struct batch {
 	struct kvm_events_sample	*items;
@@ -453,16 +453,16 @@ static int reader__event(struct reader *r, union perf_event *event)
 }
 
 /*
- * Handles the whole records in data[0, size); *used is where the first
- * record that does not fit begins.
+ * Handles the whole records in data[0, size) that begin before @until;
+ * *used is where the first record not handled begins.
  */
-static int reader__walk(struct reader *r, u8 *data, size_t size,
+static int reader__walk(struct reader *r, u8 *data, size_t size, size_t until,
 			u64 file_offset, size_t *used)
 {
 	size_t head = 0;
 	int ret;
 
-	while (head + sizeof(struct perf_event_header) <= size) {
+	while (head < until && head + sizeof(struct perf_event_header) <= size) {
 		union perf_event *event = (union perf_event *)(data + head);
 		u16 event_size = event->header.size;
 
@@ -484,13 +484,142 @@ static int reader__walk(struct reader *r, u8 *data, size_t size,
 }
 
 /*
- * Maps the data section 64 MiB at a time, populated up front: the page
+ * Maps the data section 32 MiB at a time, populated up front: the page
  * tables cost less than copying the file through a buffer (about a fifth
- * of the report, measured on 1M exits).  A window ends where its last
- * whole record does; the next one starts at the page of the first record
- * it did not take.
+ * of the report, measured on 1M exits).  Window k maps the k-th 32 MiB
+ * of the data section and 64 KiB more: a record is at most that long,
+ * so each record that begins in a window lies whole in its mapping.
  */
-#define WINDOW_SIZE	(64UL << 20)
+#define WINDOW_SIZE	(32UL << 20)
+#define WINDOW_OVERLAP	(64UL << 10)
+#define MAPPED_AHEAD	2
+
+struct window {
+	u8	*map;
+	size_t	len;
+	u64	start;		/* file offset of map[0], page aligned */
+	u64	limit;		/* the records that begin before it are its */
+	int	err;
+};
+
+/*
+ * With two threads, a third maps the windows ahead of the reading one:
+ * populating the page tables is then done on the CPU that pairing leaves
+ * idle part of the time, not on the busier reading one.
+ */
+struct mapper {
+	pthread_t	thread;
+	pthread_mutex_t	lock;
+	pthread_cond_t	cond;
+	struct window	ring[MAPPED_AHEAD];
+	unsigned int	mapped;
+	unsigned int	taken;
+	unsigned int	nr_windows;
+	bool		stop;
+	struct reader	*r;
+	u64		base;
+	u64		end;
+};
+
+static void window__map(struct window *w, int fd, u64 base, u64 end, unsigned int k)
+{
+	w->start = base + (u64)k * WINDOW_SIZE;
+	w->limit = min(w->start + WINDOW_SIZE, end);
+	w->len = min(w->limit + WINDOW_OVERLAP, end) - w->start;
+	w->err = 0;
+	w->map = mmap(NULL, w->len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, w->start);
+	if (w->map == MAP_FAILED) {
+		w->err = -errno;
+		w->map = NULL;
+	}
+}
+
+static void window__unmap(struct window *w)
+{
+	if (w->map)
+		munmap(w->map, w->len);
+	w->map = NULL;
+}
+
+static void *mapping_thread(void *arg)
+{
+	struct mapper *m = arg;
+	unsigned int k;
+
+	for (k = 0; k < m->nr_windows; k++) {
+		struct window w;
+
+		pthread_mutex_lock(&m->lock);
+		while (!m->stop && m->mapped - m->taken == MAPPED_AHEAD)
+			pthread_cond_wait(&m->cond, &m->lock);
+		pthread_mutex_unlock(&m->lock);
+		if (m->stop)
+			break;
+		window__map(&w, m->r->fd, m->base, m->end, k);
+		pthread_mutex_lock(&m->lock);
+		m->ring[k % MAPPED_AHEAD] = w;
+		m->mapped++;
+		pthread_cond_broadcast(&m->cond);
+		pthread_mutex_unlock(&m->lock);
+	}
+	return NULL;
+}
+
+/* Window @k: from the mapping thread if there is one, else mapped here */
+static void reader__window(struct reader *r, struct mapper *m, u64 base,
+			   u64 end, unsigned int k, struct window *w)
+{
+	if (!m) {
+		window__map(w, r->fd, base, end, k);
+		return;
+	}
+	pthread_mutex_lock(&m->lock);
+	while (m->mapped == m->taken)
+		pthread_cond_wait(&m->cond, &m->lock);
+	*w = m->ring[k % MAPPED_AHEAD];
+	m->taken++;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static struct mapper *mapper__start(struct reader *r, u64 base, u64 end,
+				    unsigned int nr_windows)
+{
+	struct mapper *m = zalloc(sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->r = r;
+	m->base = base;
+	m->end = end;
+	m->nr_windows = nr_windows;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->cond, NULL);
+	if (pthread_create(&m->thread, NULL, mapping_thread, m)) {
+		pthread_cond_destroy(&m->cond);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Stops the mapping thread, and unmaps what it mapped that was not taken. */
+static void mapper__stop(struct mapper *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	while (m->taken != m->mapped)
+		window__unmap(&m->ring[m->taken++ % MAPPED_AHEAD]);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
 
 /* Where the data ends: past the end of the file, mapped pages would fault. */
 static u64 reader__data_end(struct reader *r)
@@ -508,28 +637,30 @@ static u64 reader__data_end(struct reader *r)
 static int reader__read(struct reader *r)
 {
 	u64 page = sysconf(_SC_PAGESIZE), pos = r->offset, end = reader__data_end(r);
+	u64 base = pos & ~(page - 1);
+	unsigned int k, nr_windows = DIV_ROUND_UP(end - base, WINDOW_SIZE);
+	struct mapper *m = NULL;
 	int ret = 0;
 
-	while (pos < end) {
-		u64 start = pos & ~(page - 1);
-		size_t len = min_t(u64, WINDOW_SIZE, end - start), used;
-		u8 *map = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE,
-			       r->fd, start);
+	if (r->pipe && nr_windows > 1)
+		m = mapper__start(r, base, end, nr_windows);
+	for (k = 0; !ret && k < nr_windows && pos < end; k++) {
+		struct window w;
+		size_t used = 0;
 
-		if (map == MAP_FAILED) {
-			ret = -errno;
+		reader__window(r, m, base, end, k, &w);
+		if (w.err) {
+			ret = w.err;
 			pr_err("%s: cannot map the data at offset %#" PRIx64 ": %s\n",
-			       r->path, start, strerror(errno));
+			       r->path, w.start, strerror(-ret));
 			break;
 		}
-		ret = reader__walk(r, map + (pos - start), len - (pos - start), pos, &used);
-		munmap(map, len);
-		if (ret)
-			break;
+		ret = reader__walk(r, w.map + (pos - w.start), w.start + w.len - pos,
+				   w.limit - pos, pos, &used);
+		window__unmap(&w);
 		pos += used;
-		if (start + len == end)
-			break;
 	}
+	mapper__stop(m);
 	if (!ret && pos < end)
 		pr_warning("%s: the data ends in a record cut after %" PRIu64 " bytes\n",
 			   r->path, end - pos);

@@ -45,6 +45,17 @@ for scenario in vmx svm vmx-old unpaired two-vms vmx-percpu; do
 	compare_readers "$data"
 done
 
+# Larger than one window the reader maps (32 MiB): records across a
+# window's end, and with two threads, the windows mapped ahead by a third.
+data="$dir/large.data"
+if perf test -w kvmgen "$data" vmx-percpu 120000 > /dev/null 2>&1; then
+	compare_readers "$data"
+else
+	echo "FAIL: perf test -w kvmgen $data vmx-percpu 120000"
+	err=1
+fi
+rm -f "$data"*
+
 # A real recording, its events spread over the CPUs' buffers
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
    perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio &&
