@@ -69,6 +69,13 @@ static const char kvm_pio_6_12[] =
 	"\tfield:unsigned int val;\toffset:24;\tsize:4;\tsigned:0;\n\n"
 	"print fmt: \"pio_%u at 0x%x\", REC->rw, REC->port\n";
 
+/* A kvm_pio whose port field is 3 bytes long: no integer the decoder reads */
+static const char kvm_pio_odd_port[] =
+	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
+	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned char port[3];\toffset:12;\tsize:3;\tsigned:0;\n\n"
+	"print fmt: \"pio_%u\", REC->rw\n";
+
 /* A kvm_pio whose port field is gone: the decoder must refuse it. */
 static const char kvm_pio_no_port[] =
 	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
@@ -283,6 +290,9 @@ static int test__kvm_events_decoders(struct test_suite *test __maybe_unused,
 		goto out;
 
 	event = parse_format(tep, kvm_pio_no_port);
+	if (!event || kvm_events_decoder__init(&dec, event) >= 0)
+		goto out;
+	event = parse_format(tep, kvm_pio_odd_port);
 	if (!event || kvm_events_decoder__init(&dec, event) >= 0)
 		goto out;
 	ret = TEST_OK;
