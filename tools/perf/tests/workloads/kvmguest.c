@@ -358,19 +358,27 @@ static void report_exit(const struct kvm_run *run)
 	}
 }
 
+/* Runs the vcpu until its next exit to here. */
+static int guest_vm__enter(struct guest_vm *vm)
+{
+	/* A signal only interrupts the run; the guest resumes. */
+	while (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Run the vcpu until the guest's final hlt, servicing each access. */
 static int guest_vm__run(struct guest_vm *vm, struct guest_counts *seen)
 {
 	struct kvm_run *run = vm->run;
 
 	for (;;) {
-		if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
-			/* A signal only interrupts the run; the guest resumes. */
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
+		if (guest_vm__enter(vm))
 			return -1;
-		}
 
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
@@ -633,12 +641,8 @@ static int guest_vm__run_halts(struct guest_vm *vm)
 	struct kvm_run *run = vm->run;
 
 	for (;;) {
-		if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
+		if (guest_vm__enter(vm))
 			return -1;
-		}
 		if (run->exit_reason != KVM_EXIT_IO) {
 			report_exit(run);
 			return -1;
