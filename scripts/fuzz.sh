@@ -224,6 +224,18 @@ signature() {
 	}' hang="$2" "$1"
 }
 
+# keep INPUT KIND PERF: copies afl-fuzz's INPUT of the round $event, found
+# as KIND (crash, hang, san), into DIR/found and runs it again with PERF.
+keep() {
+	local inst id name
+
+	inst=$(basename "$(dirname "$(dirname "$1")")")
+	id=$(basename "$1" | cut -d, -f1 | cut -d: -f2)
+	name="$event-$inst-$2-$id"
+	cp "$1" "$dir/found/$name.data"
+	run_again "$3" "$opts" "$name"
+}
+
 # run_again PERF OPTIONS NAME: the report of DIR/found/NAME.data
 run_again() {
 	runner=$1
@@ -256,12 +268,8 @@ for round in "${rounds[@]}"; do
 	opts=${round#* }
 	for f in "$dir/out-$event"/*/crashes/id:* "$dir/out-$event"/*/hangs/id:*; do
 		[ -f "$f" ] || continue
-		inst=$(basename "$(dirname "$(dirname "$f")")")
 		kind=$(basename "$(dirname "$f")")
-		id=$(basename "$f" | cut -d, -f1 | cut -d: -f2)
-		name="$event-$inst-${kind%s}-$id"
-		cp "$f" "$dir/found/$name.data"
-		run_again "$fperf" "$opts" "$name"
+		keep "$f" "${kind%s}" "$fperf"
 	done
 done
 
@@ -281,11 +289,7 @@ if [ -n "$sperf" ]; then
 			sig=$(signature "$dir/replay.err" "")
 			# one input for each new failure
 			grep -q -x -F "$sig" "$dir"/found/*.sig 2> /dev/null && continue
-			inst=$(basename "$(dirname "$(dirname "$f")")")
-			id=$(basename "$f" | cut -d, -f1 | cut -d: -f2)
-			name="$event-$inst-san-$id"
-			cp "$f" "$dir/found/$name.data"
-			run_again "$sperf" "$opts" "$name"
+			keep "$f" san "$sperf"
 		done
 	done
 	rm -f "$dir/replay.err"

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <api/fs/tracing_path.h>
-#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
@@ -256,6 +255,9 @@ static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
 			pr_err("%s: cannot decode %s\n", kvm->input, evsel__name(evsel));
 		return err < 0 ? err : 0;
 	}
+	/* A kvm_exit without an isa field: the recording host's CPU vendor says */
+	if (dec->tp == KVM_EVENTS_TP_EXIT && !dec->isa && !dec->fixed_isa)
+		dec->fixed_isa = kvm_events_isa_from_cpuid(perf_env__cpuid(&kvm->session->header.env));
 	evsel->priv = dec;
 	return 1;
 }
@@ -345,6 +347,17 @@ static int parse_time_option(struct kvm_events *kvm)
 	return 0;
 }
 
+/* The end of the header's sections, for warn_if_cut_short() */
+static int section_end(struct perf_file_section *section,
+		       struct perf_header *ph __maybe_unused,
+		       int feat __maybe_unused, int fd __maybe_unused, void *data)
+{
+	u64 *end = data;
+
+	*end = max(*end, section->offset + section->size);
+	return 0;
+}
+
 /*
  * perf reads a feature section cut by the end of the file as missing,
  * without a word: say that the file was cut short (a full disk, a copy
@@ -354,25 +367,13 @@ static int parse_time_option(struct kvm_events *kvm)
 static void warn_if_cut_short(struct kvm_events *kvm)
 {
 	struct perf_header *header = &kvm->session->header;
-	int nr = bitmap_weight(header->adds_features, HEADER_FEAT_BITS);
-	struct perf_file_section *sections;
-	u64 end = header->feat_offset + nr * sizeof(*sections);
 	int fd = perf_data__fd(kvm->session->data);
+	u64 end = 0;
 	struct stat st;
-	int i;
 
-	if (perf_data__is_pipe(kvm->session->data) || header->needs_swap ||
-	    !nr || fstat(fd, &st))
+	if (perf_data__is_pipe(kvm->session->data) || fstat(fd, &st) ||
+	    perf_header__process_sections(header, fd, &end, section_end))
 		return;
-	sections = calloc(nr, sizeof(*sections));
-	if (!sections)
-		return;
-	if (pread(fd, sections, nr * sizeof(*sections), header->feat_offset) ==
-	    (ssize_t)(nr * sizeof(*sections))) {
-		for (i = 0; i < nr; i++)
-			end = max(end, sections[i].offset + sections[i].size);
-	}
-	free(sections);
 	if (end > (u64)st.st_size)
 		pr_warning("%s: cut short: the file ends at byte %" PRIu64 ", its header's sections at %" PRIu64 "; what they held past the end is missing\n",
 			   kvm->input, (u64)st.st_size, end);
@@ -487,11 +488,8 @@ static int read_session(struct kvm_events *kvm,
 		ret = parse_time_option(kvm);
 	if (!ret)
 		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
-	if (!ret) {
-		kvm->report.default_isa =
-			kvm_events_isa_from_cpuid(perf_env__cpuid(&session->header.env));
+	if (!ret)
 		ret = read_events(kvm);
-	}
 	if (!ret && pipe && !has_kvm_tracepoints(session->evlist)) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
@@ -1272,7 +1270,7 @@ static int kvm_events_report(int argc, const char **argv)
 	const struct option options[] = {
 	OPT_STRING('i', "input", &kvm.input, "file", "input file name"),
 	OPT_STRING(0, "event", &kvm.event, "event",
-		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
+		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
 	OPT_STRING(0, "vcpu", &kvm.vcpus, "vcpus",
 		   "only these vcpu ids, e.g. 1 or 0,2-5"),
 	OPT_STRING('k', "key", &kvm.sort_name, "sort-key",
@@ -1465,7 +1463,7 @@ static int kvm_events_diff(int argc, const char **argv)
 	struct kvm_events new;
 	const struct option options[] = {
 	OPT_STRING(0, "event", &old.event, "event",
-		   "what to compare: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
+		   "what to compare: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
 	OPT_STRING(0, "vcpu", &old.vcpus, "vcpus",
 		   "only these vcpu ids, e.g. 1 or 0,2-5"),
 	OPT_STRING('p', "pid", &old.pids, "pid[,pid...]",
@@ -1704,7 +1702,7 @@ static int kvm_events_live(int argc, const char **argv)
 	const struct option options[] = {
 	OPT_UINTEGER('d', "delay", &delay, "seconds between refreshes (default: 1)"),
 	OPT_STRING(0, "event", &kvm->event, "event",
-		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall"),
+		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
 	OPT_STRING(0, "vcpu", &kvm->vcpus, "vcpus",
 		   "only these vcpu ids, e.g. 1 or 0,2-5"),
 	OPT_STRING('k', "key", &kvm->sort_name, "sort-key",

@@ -1624,24 +1624,10 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
-/* Where an exit does not say which isa it is, the header's cpuid does. */
-static const struct kvm_events_sample *
-with_isa(const struct kvm_events_report *report,
-	 const struct kvm_events_sample *s, struct kvm_events_sample *copy)
-{
-	if (s->isa || !report->default_isa || s->tp != KVM_EVENTS_TP_EXIT)
-		return s;
-	*copy = *s;
-	copy->isa = report->default_isa;
-	return copy;
-}
-
 void kvm_events_report__add(struct kvm_events_report *report,
-			    const struct kvm_events_sample *sample)
+			    const struct kvm_events_sample *s)
 {
 	const struct kvm_events_analysis *analysis = report->analysis;
-	struct kvm_events_sample copy;
-	const struct kvm_events_sample *s = with_isa(report, sample, &copy);
 	struct vcpu_state *vcpu;
 	u64 key, duration;
 
