@@ -79,6 +79,7 @@ struct kvm_events {
 	bool				force;
 	bool				generic_reader;
 	int				threads;
+	struct kvm_events_input		in;
 };
 
 /* Says why no kvm tracepoint can be recorded, and how to fix it. */
@@ -176,7 +177,8 @@ static int kvm_events_record(int argc, const char **argv)
 /* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
 static struct kvm_events_decoder not_kvm;
 
-static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel);
+static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
+						      struct evsel *evsel);
 
 static int process_sample(const struct perf_tool *tool,
 			  union perf_event *event __maybe_unused,
@@ -184,18 +186,12 @@ static int process_sample(const struct perf_tool *tool,
 			  struct machine *machine __maybe_unused)
 {
 	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-	struct kvm_events_decoder *dec = evsel->priv;
+	const struct kvm_events_decoder *dec = evsel_decoder(&kvm->in, evsel);
 	struct kvm_events_sample s;
 
-	/* In a pipe the attributes come with the events. */
-	if (!dec) {
-		int err = setup_decoder(kvm, evsel);
-
-		if (err < 0)
-			return err;
-		dec = evsel->priv;
-	}
-	if (dec == &not_kvm)
+	if (IS_ERR(dec))
+		return PTR_ERR(dec);
+	if (!dec)
 		return 0;
 	/* As the data section reader does: counted, not decoded. */
 	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
@@ -231,8 +227,7 @@ static int process_lost_samples(const struct perf_tool *tool,
 {
 	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
 
-	kvm->report.totals.lost_events += event->lost_samples.lost;
-	kvm->report.totals.lost_chunks++;
+	kvm->report.totals.lost_samples += event->lost_samples.lost;
 	return 0;
 }
 
@@ -242,6 +237,9 @@ static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
 	struct kvm_events_decoder *dec;
 	int err;
 
+	/* A stream's tracing data may come after its attributes: ask again. */
+	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && !evsel->tp_format)
+		return 0;
 	evsel->priv = &not_kvm;
 	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
 		return 0;
@@ -272,12 +270,24 @@ static int setup_decoders(struct kvm_events *kvm, struct evlist *evlist)
 		ret = setup_decoder(kvm, evsel);
 		if (ret < 0)
 			return ret;
-		/* The data section reader takes NULL for "not kvm". */
-		if (evsel->priv == &not_kvm)
-			evsel->priv = NULL;
 		nr += ret;
 	}
 	return nr;
+}
+
+/* kvm_events_input.decoder: NULL for an evsel no analysis reads */
+static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
+						      struct evsel *evsel)
+{
+	struct kvm_events *kvm = container_of(input, struct kvm_events, in);
+
+	if (!evsel->priv) {
+		int err = setup_decoder(kvm, evsel);
+
+		if (err < 0)
+			return ERR_PTR(err);
+	}
+	return evsel->priv == &not_kvm ? NULL : evsel->priv;
 }
 
 /* In a pipe decoders come with samples: were kvm tracepoints recorded? */
@@ -459,9 +469,13 @@ static int read_events(struct kvm_events *kvm)
 	bool handled = false;
 	int ret = 0;
 
+	kvm->in.session = kvm->session;
+	kvm->in.threads = kvm->threads;
+	kvm->in.decoder = evsel_decoder;
 	if (!kvm->generic_reader)
-		ret = kvm_events_read(kvm->session, &kvm->report, kvm->threads,
-				      &handled);
+		ret = kvm_events_read(&kvm->in, &kvm->report, &handled);
+	else
+		pr_debug("%s: read by perf's session code: --generic-reader\n", kvm->input);
 	if (!ret && !handled) {
 		ret = perf_session__process_events(kvm->session);
 		kvm->report.totals.out_of_order +=
@@ -889,9 +903,9 @@ static void print_footer(struct kvm_events *kvm, FILE *fp)
 			t->no_end + t->no_begin, t->no_end, t->no_begin);
 	if (t->filtered)
 		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
-	if (t->lost_chunks)
+	if (kvm_events_totals__lost(t))
 		fprintf(fp, "Lost events:%" PRIu64 ", in %" PRIu64 " chunks.\n",
-			t->lost_events, t->lost_chunks);
+			kvm_events_totals__lost(t), t->lost_chunks);
 	if (t->out_of_order)
 		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
 			t->out_of_order);
@@ -1029,10 +1043,12 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 		", \"total_ns\": %" PRIu64 ", \"no_end\": %" PRIu64 ", \"no_begin\": %" PRIu64
 		", \"filtered\": %" PRIu64 ", \"paired_ends\": %" PRIu64 ", \"other\": %" PRIu64
 		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
+		", \"perf_record_lost\": %" PRIu64 ", \"perf_record_lost_samples\": %" PRIu64
 		", \"out_of_order\": %" PRIu64 "},\n"
 		"  \"events_read\": {",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->lost_events, t->lost_chunks, t->out_of_order);
+		t->paired_end, t->unused, kvm_events_totals__lost(t), t->lost_chunks,
+		t->lost_events, t->lost_samples, t->out_of_order);
 	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_events_tp__name(tp), t->by_tp[tp],
 			tp + 1 < KVM_EVENTS_TP__NR ? ", " : "");
@@ -1054,9 +1070,11 @@ static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
 	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
 		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
 		" paired_ends=%" PRIu64 " other=%" PRIu64 " lost_events=%" PRIu64
-		" lost_chunks=%" PRIu64 " out_of_order=%" PRIu64 "\n",
+		" lost_chunks=%" PRIu64 " perf_record_lost=%" PRIu64
+		" perf_record_lost_samples=%" PRIu64 " out_of_order=%" PRIu64 "\n",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->lost_events, t->lost_chunks, t->out_of_order);
+		t->paired_end, t->unused, kvm_events_totals__lost(t), t->lost_chunks,
+		t->lost_events, t->lost_samples, t->out_of_order);
 	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];

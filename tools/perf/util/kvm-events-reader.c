@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A reader of perf.data for perf kvm-events that goes straight through the
- * mapped data section.  perf's session code still reads the header, the
- * attributes and the tracing data; what it does per event (a perf_sample
- * parsed in full, an allocation and a list insert in ordered_events) costs
- * more than the whole analysis, and a KVM recording holds tens of millions
- * of events.
+ * data.  perf's session code still reads the header, the attributes and
+ * the tracing data; what it does per event (a perf_sample parsed in full,
+ * an allocation and a list insert in ordered_events) costs more than the
+ * whole analysis, and a KVM recording holds tens of millions of events.
+ *
+ * What it reads: every layout perf record writes for tracepoints.
+ *  - The evsel of a sample is found as perf finds it: the only one, or by
+ *    the id at PERF_SAMPLE_IDENTIFIER's place, or at PERF_SAMPLE_ID's
+ *    place when all evsels share one sample_type (evlist->id_pos).
+ *  - Any sample_type with TID, TIME and RAW: the fields before RAW are
+ *    walked past by their sizes (READ and CALLCHAIN per sample), those
+ *    after it (regs, stack dump, ...) are not looked at.
+ *  - A file's data section, mapped; a pipe or a pipe-format file, read
+ *    through a buffer, its attributes, features and tracing data handed
+ *    to the session code as they come; a perf record --threads
+ *    directory, the header file's data and each data.N file in turn.
  *
  * It keeps perf's ordering: events are queued until a FINISHED_ROUND, then
  * those no later than the end of the previous round are delivered in time
- * order, ties in file order.  What it does not handle (pipes, compressed
- * or byte-swapped data, sample layouts other than the tracepoint ones)
- * is left to perf_session__process_events().
+ * order, ties in read order.  A directory has no rounds: its events are
+ * delivered in time order once all are read, as perf does.  Byte-swapped
+ * and compressed data, and AUX data, are left to
+ * perf_session__process_events(); -v says which reader ran and why.
  *
  * With two threads, one reads, decodes and orders the file into batches
  * while the caller pairs them.
@@ -23,7 +35,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 #include <perf/event.h>
@@ -33,12 +49,13 @@
 #include "event.h"
 #include "evlist.h"
 #include "evsel.h"
+#include "header.h"
 #include "kvm-stat.h"
 #include "machine.h"
 #include "sample.h"
 #include "session.h"
 
-/* The sample_type bits whose fields come before RAW, each a u64 */
+/* The sample_type bits of a u64 each, before READ, CALLCHAIN and RAW */
 #define FIXED_FIELDS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
 		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
@@ -49,7 +66,10 @@ struct sample_layout {
 	const struct kvm_events_decoder	*dec;	/* NULL: not a kvm event */
 	u32				tid_off;
 	u32				time_off;
-	u32				raw_off;
+	u32				var_off;	/* READ or CALLCHAIN, then RAW */
+	u32				read_size;	/* 0: no READ */
+	u32				read_group_entry; /* 0: not a group */
+	bool				callchain;
 };
 
 #define NR_BATCHES	4
@@ -75,12 +95,12 @@ struct pipeline {
 
 struct reader {
 	struct kvm_events_report	*report;
+	struct kvm_events_input		*input;
+	struct perf_session		*session;
 	struct pipeline			*pipe;
 	int				fd;
 	u64				offset;
 	u64				size;
-	u64				lost_events;
-	u64				lost_chunks;
 	u64				skipped[KVM_EVENTS_TP__NR];
 	struct machine			*machine;
 	const char			*path;
@@ -89,7 +109,13 @@ struct reader {
 	/* Open addressing over layouts by id: index + 1, 0 for empty */
 	u32				*by_id_slots;
 	u32				id_mask;
-	bool				by_id;	/* samples start with their id */
+	int				id_pos;	/* u64 index of the id, -1: none */
+	bool				stale;	/* a pipe brought new evsels */
+	bool				no_rounds; /* a directory: sort at the end */
+	u64				unknown_id;
+	u64				lost_events;	/* PERF_RECORD_LOST */
+	u64				lost_chunks;
+	u64				lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
 	/* Events of the current and the previous round, not yet delivered */
 	struct kvm_events_sample	*queue;
 	struct kvm_events_sample	*merge_buf;
@@ -101,29 +127,76 @@ struct reader {
 	u64				out_of_order;
 };
 
-static bool layout_init(struct sample_layout *layout, struct evsel *evsel)
+/* The size of a READ of @read_format, or of a group's entry if @entry */
+static u32 read_value_size(u64 read_format, bool entry)
+{
+	u32 n = 1;
+
+	if (entry || !(read_format & PERF_FORMAT_GROUP)) {
+		n += !!(read_format & PERF_FORMAT_ID);
+		n += !!(read_format & PERF_FORMAT_LOST);
+	}
+	if (!entry) {
+		n += !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED);
+		n += !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	}
+	return n * sizeof(u64);
+}
+
+/* Returns the reason the layout cannot be read here, or NULL. */
+static const char *layout_init(struct sample_layout *layout, struct evsel *evsel)
 {
 	u64 type = evsel->core.attr.sample_type;
+	u64 read_format = evsel->core.attr.read_format;
 	u32 off = 0;
 
-	/* A sample_type with fields this reader does not walk past */
-	if ((type & ~FIXED_FIELDS) != PERF_SAMPLE_RAW ||
-	    !(type & PERF_SAMPLE_TIME) || !(type & PERF_SAMPLE_TID))
-		return false;
+	if (!(type & PERF_SAMPLE_TIME) || !(type & PERF_SAMPLE_TID))
+		return "samples without time or thread";
+	if (!(type & PERF_SAMPLE_RAW) && layout->dec)
+		return "tracepoint samples without raw data";
 	off += type & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
 	off += type & PERF_SAMPLE_IP ? 8 : 0;
 	layout->tid_off = off;
 	off += 8;
 	layout->time_off = off;
 	off += 8;
-	off += type & PERF_SAMPLE_ADDR ? 8 : 0;
-	off += type & PERF_SAMPLE_ID ? 8 : 0;
-	off += type & PERF_SAMPLE_STREAM_ID ? 8 : 0;
-	off += type & PERF_SAMPLE_CPU ? 8 : 0;
-	off += type & PERF_SAMPLE_PERIOD ? 8 : 0;
-	layout->raw_off = off;
-	layout->dec = evsel->priv;
-	return true;
+	off += hweight64(type & FIXED_FIELDS & ~(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						PERF_SAMPLE_TID | PERF_SAMPLE_TIME)) * 8;
+	layout->var_off = off;
+	if (type & PERF_SAMPLE_READ) {
+		layout->read_size = read_value_size(read_format, false);
+		if (read_format & PERF_FORMAT_GROUP)
+			layout->read_group_entry = read_value_size(read_format, true);
+	}
+	layout->callchain = type & PERF_SAMPLE_CALLCHAIN;
+	return NULL;
+}
+
+/* Where a sample's raw data begins, or 0 if its fields overrun @size */
+static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u32 size)
+{
+	u64 off = layout->var_off, nr;
+
+	if (layout->read_size) {
+		if (layout->read_group_entry) {
+			if (off + 8 > size)
+				return 0;
+			memcpy(&nr, base + off, sizeof(nr));
+			if (nr > size)
+				return 0;
+			off += nr * layout->read_group_entry;
+		}
+		off += layout->read_size;
+	}
+	if (layout->callchain) {
+		if (off + 8 > size)
+			return 0;
+		memcpy(&nr, base + off, sizeof(nr));
+		if (nr > size)
+			return 0;
+		off += (nr + 1) * sizeof(u64);
+	}
+	return off + 4 <= size ? off : 0;
 }
 
 static u32 id_slot(u64 id, u32 mask)
@@ -152,32 +225,55 @@ static int reader__index_ids(struct reader *r)
 	return 0;
 }
 
-/* One layout per sample id, or a single one when samples carry no id. */
-static int reader__init_layouts(struct reader *r, struct evlist *evlist)
+static void reader__free_layouts(struct reader *r)
+{
+	zfree(&r->layouts);
+	zfree(&r->by_id_slots);
+	r->nr_layouts = 0;
+}
+
+/*
+ * One layout per sample id, or a single one when samples carry no id.
+ * Returns 1 with *why set for an evlist this reader does not take.
+ */
+static int reader__init_layouts(struct reader *r, struct evlist *evlist,
+				const char **why)
 {
 	struct evsel *evsel;
 	u32 nr = 0, i;
 
+	reader__free_layouts(r);
+	/* As evlist__event2evsel() finds the evsel of a sample */
+	r->id_pos = evlist->core.nr_entries > 1 ? evlist->id_pos : -1;
 	evlist__for_each_entry(evlist, evsel) {
-		if (!(evsel->core.attr.sample_type & PERF_SAMPLE_IDENTIFIER) &&
-		    evlist->core.nr_entries > 1)
+		if (r->id_pos >= 0 && evsel->id_pos != r->id_pos) {
+			*why = "the evsels' sample ids are at different places";
 			return 1;
+		}
 		nr += evsel->core.ids ? evsel->core.ids : 1;
+	}
+	if (evlist->core.nr_entries > 1 && r->id_pos < 0) {
+		*why = "several evsels, and samples without an id";
+		return 1;
 	}
 	r->layouts = calloc(nr, sizeof(*r->layouts));
 	if (!r->layouts)
 		return -ENOMEM;
-	r->by_id = evlist->core.nr_entries > 1;
 	evlist__for_each_entry(evlist, evsel) {
 		struct sample_layout layout = { 0 };
 
-		if (!layout_init(&layout, evsel))
+		layout.dec = r->input->decoder(r->input, evsel);
+		if (IS_ERR(layout.dec))
+			return PTR_ERR(layout.dec);
+		*why = layout_init(&layout, evsel);
+		if (*why)
 			return 1;
 		for (i = 0; i < (evsel->core.ids ? evsel->core.ids : 1); i++) {
 			layout.id = evsel->core.ids ? evsel->core.id[i] : 0;
 			r->layouts[r->nr_layouts++] = layout;
 		}
 	}
+	r->stale = false;
 	return reader__index_ids(r);
 }
 
@@ -187,9 +283,11 @@ static const struct sample_layout *reader__layout(struct reader *r,
 	u32 slot;
 	u64 id;
 
-	if (!r->by_id)
+	if (r->id_pos < 0)
 		return r->nr_layouts ? &r->layouts[0] : NULL;
-	memcpy(&id, &event->sample.array[0], sizeof(id));
+	if ((r->id_pos + 1) * sizeof(u64) > event->header.size - sizeof(event->header))
+		return NULL;
+	memcpy(&id, &event->sample.array[r->id_pos], sizeof(id));
 	for (slot = id_slot(id, r->id_mask); r->by_id_slots[slot];
 	     slot = (slot + 1) & r->id_mask) {
 		const struct sample_layout *layout = &r->layouts[r->by_id_slots[slot] - 1];
@@ -197,7 +295,8 @@ static const struct sample_layout *reader__layout(struct reader *r,
 		if (layout->id == id)
 			return layout;
 	}
-	return NULL;
+	/* perf gives a synthesized sample's id 0 to the first evsel. */
+	return id ? NULL : &r->layouts[0];
 }
 
 /* The next free slot of the queue, where a sample is decoded in place */
@@ -298,19 +397,37 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	struct kvm_events_sample *s;
 	u32 pid_tid[2];
 
-	if (!layout || !layout->dec)
+	u32 raw_off;
+
+	if (r->stale) {
+		const char *why = NULL;
+		int ret = reader__init_layouts(r, r->session->evlist, &why);
+
+		if (ret) {
+			if (ret > 0)
+				pr_err("%s: cannot read the samples: %s\n", r->path, why);
+			return ret > 0 ? -EINVAL : ret;
+		}
+		layout = reader__layout(r, event);
+	}
+	if (!layout) {
+		r->unknown_id++;
+		return 0;
+	}
+	if (!layout->dec)
 		return 0;
 	/* Counted, not decoded nor ordered: the analysis never looks at it. */
 	if (!kvm_events_report__reads(r->report, layout->dec->tp)) {
 		r->skipped[layout->dec->tp]++;
 		return 0;
 	}
-	if (layout->raw_off + 4 > size)
+	raw_off = layout__raw_off(layout, base, size);
+	if (!raw_off)
 		goto bad;
-	memcpy(&sample.raw_size, base + layout->raw_off, 4);
-	if (sample.raw_size > size - layout->raw_off - 4)
+	memcpy(&sample.raw_size, base + raw_off, 4);
+	if (sample.raw_size > size - raw_off - 4)
 		goto bad;
-	sample.raw_data = (void *)(base + layout->raw_off + 4);
+	sample.raw_data = (void *)(base + raw_off + 4);
 	memcpy(pid_tid, base + layout->tid_off, sizeof(pid_tid));
 	memcpy(&sample.time, base + layout->time_off, sizeof(sample.time));
 	sample.pid = pid_tid[0];
@@ -436,14 +553,13 @@ static int reader__event(struct reader *r, union perf_event *event)
 	case PERF_RECORD_SAMPLE:
 		return reader__sample(r, event);
 	case PERF_RECORD_FINISHED_ROUND:
-		return reader__finished_round(r);
+		return r->no_rounds ? 0 : reader__finished_round(r);
 	case PERF_RECORD_LOST:
 		r->lost_events += event->lost.lost;
 		r->lost_chunks++;
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
-		r->lost_events += event->lost_samples.lost;
-		r->lost_chunks++;
+		r->lost_samples += event->lost_samples.lost;
 		return 0;
 	case PERF_RECORD_COMM:
 		return reader__comm(r, event);
@@ -634,7 +750,8 @@ static u64 reader__data_end(struct reader *r)
 	return max_t(u64, st.st_size, r->offset);
 }
 
-static int reader__read(struct reader *r)
+/* Reads the records of [r->offset, r->offset + r->size) of r->fd, mapped */
+static int reader__read_section(struct reader *r)
 {
 	u64 page = sysconf(_SC_PAGESIZE), pos = r->offset, end = reader__data_end(r);
 	u64 base = pos & ~(page - 1);
@@ -664,6 +781,231 @@ static int reader__read(struct reader *r)
 	if (!ret && pos < end)
 		pr_warning("%s: the data ends in a record cut after %" PRIu64 " bytes\n",
 			   r->path, end - pos);
+	return ret;
+}
+
+/*
+ * perf record --threads: the header file's data section, then each
+ * data.N file whole.  They hold no rounds: what they hold is ordered at
+ * the end.
+ */
+static int reader__read_dir(struct reader *r)
+{
+	struct perf_data *data = r->session->data;
+	int i, ret = reader__read_section(r);
+
+	for (i = 0; !ret && i < data->dir.nr; i++) {
+		r->fd = data->dir.files[i].fd;
+		r->path = data->dir.files[i].path;
+		r->offset = 0;
+		r->size = data->dir.files[i].size;
+		ret = reader__read_section(r);
+	}
+	return ret;
+}
+
+/*
+ * In a stream, the tracing data follows its record.  perf's
+ * perf_event__process_tracing_data() reads it from the session's file
+ * descriptor: it is given a memfd holding what this reader has already
+ * read.  A child reads it first, as check_header_in_child() does for a
+ * file: libtraceevent crashes on some print formats.
+ */
+static int reader__tracing_data(struct reader *r, union perf_event *event,
+				const u8 *payload)
+{
+	struct perf_data *data = r->session->data;
+	int fd = data->file.fd, memfd, status, ret = -EINVAL;
+	pid_t pid;
+
+	memfd = memfd_create("kvm-events-tracing-data", 0);
+	if (memfd < 0)
+		return -errno;
+	if (write(memfd, payload, event->tracing_data.size) != event->tracing_data.size)
+		goto out;
+	data->file.fd = memfd;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
+		lseek(memfd, 0, SEEK_SET);
+		_exit(perf_session__deliver_synth_event(r->session, event, NULL) < 0);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status)) {
+		pr_err("%s: reading its tracing data kills perf (signal %d: a bug of perf or of libtraceevent that this input sets off); not read\n",
+		       r->path, WTERMSIG(status));
+		goto out;
+	}
+	lseek(memfd, 0, SEEK_SET);
+	ret = perf_session__deliver_synth_event(r->session, event, NULL);
+	if (ret < 0)
+		pr_err("%s: cannot read the tracing data\n", r->path);
+	r->stale = true;
+out:
+	data->file.fd = fd;
+	close(memfd);
+	return ret < 0 ? ret : 0;
+}
+
+/* A record of a stream: the kernel's, or one that perf record wrote */
+static int reader__stream_record(struct reader *r, union perf_event *event,
+				 const u8 *payload, u64 offset)
+{
+	int ret;
+
+	if (event->header.type < PERF_RECORD_USER_TYPE_START ||
+	    event->header.type == PERF_RECORD_FINISHED_ROUND)
+		return reader__event(r, event);
+	switch (event->header.type) {
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return reader__tracing_data(r, event, payload);
+	case PERF_RECORD_AUXTRACE:
+		return 0;	/* AUX area data: no kvm events there */
+	case PERF_RECORD_COMPRESSED:
+		pr_err("%s: compressed records (perf record -z) at offset %#" PRIx64 ": this perf was built without zstd\n",
+		       r->path, offset);
+		return -EINVAL;
+	case PERF_RECORD_HEADER_ATTR:
+		r->stale = true;
+		break;
+	default:
+		break;
+	}
+	ret = perf_session__deliver_synth_event(r->session, event, NULL);
+	if (ret < 0)
+		pr_err("%s: cannot read the record of type %u at offset %#" PRIx64 "\n",
+		       r->path, event->header.type, offset);
+	return ret < 0 ? ret : 0;
+}
+
+/* What follows a record in a stream: tracing data, AUX data */
+static u64 stream_payload(const union perf_event *event)
+{
+	switch (event->header.type) {
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return event->header.size >= sizeof(event->tracing_data) ?
+		       event->tracing_data.size : 0;
+	case PERF_RECORD_AUXTRACE:
+		return event->header.size >= sizeof(event->auxtrace) ?
+		       event->auxtrace.size : 0;
+	default:
+		return 0;
+	}
+}
+
+/* No record with its payload is longer than this in a stream perf writes */
+#define STREAM_BUF_SIZE		(1UL << 20)
+#define STREAM_PAYLOAD_MAX	(1UL << 30)
+
+/* Handles the whole records of buf[0, len); returns where the rest begins. */
+static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
+			       u64 offset, size_t *used, size_t *need)
+{
+	size_t head = 0;
+	int ret;
+
+	*need = 0;
+	while (head + sizeof(struct perf_event_header) <= len) {
+		union perf_event *event = (union perf_event *)(buf + head);
+		u64 size = event->header.size, payload;
+
+		/* perf pads its own records (features, attrs) less than the kernel's. */
+		if (size < sizeof(struct perf_event_header) ||
+		    (size % 8 && event->header.type < PERF_RECORD_USER_TYPE_START)) {
+			pr_err("%s: record at offset %#" PRIx64 " has size %" PRIu64 ", not a multiple of 8 of at least its header\n",
+			       r->path, offset + head, size);
+			return -EINVAL;
+		}
+		if (size > len - head)
+			break;
+		payload = stream_payload(event);
+		if (payload % 8 || payload > STREAM_PAYLOAD_MAX) {
+			pr_err("%s: record at offset %#" PRIx64 " says %" PRIu64 " bytes follow it\n",
+			       r->path, offset + head, payload);
+			return -EINVAL;
+		}
+		if (size + payload > len - head) {
+			*need = size + payload;
+			break;
+		}
+		ret = reader__stream_record(r, event, buf + head + size, offset + head);
+		if (ret)
+			return ret;
+		head += size + payload;
+	}
+	*used = head;
+	return 0;
+}
+
+/* A pipe, or a file in pipe format: read through a buffer, not mapped */
+static int reader__read_stream(struct reader *r)
+{
+	size_t alloc = STREAM_BUF_SIZE, len = 0, used, need = 0;
+	u64 offset = lseek(r->fd, 0, SEEK_CUR);
+	u8 *buf = malloc(alloc);
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	/* A pipe cannot tell where it is: its header was 16 bytes. */
+	if (offset == (u64)-1)
+		offset = sizeof(struct perf_pipe_file_header);
+	for (;;) {
+		ssize_t n;
+
+		if (need > alloc) {
+			u8 *bigger = realloc(buf, need);
+
+			if (!bigger) {
+				ret = -ENOMEM;
+				break;
+			}
+			buf = bigger;
+			alloc = need;
+		}
+		n = read(r->fd, buf + len, alloc - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			pr_err("%s: cannot read: %s\n", r->path, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			if (len)
+				pr_warning("%s: the data ends in a record cut after %zu bytes\n",
+					   r->path, len);
+			break;
+		}
+		len += n;
+		ret = reader__stream_walk(r, buf, len, offset, &used, &need);
+		if (ret)
+			break;
+		memmove(buf, buf + used, len - used);
+		len -= used;
+		offset += used;
+	}
+	free(buf);
+	return ret;
+}
+
+static int reader__read(struct reader *r)
+{
+	struct perf_data *data = r->session->data;
+	int ret;
+
+	if (perf_data__is_pipe(data))
+		ret = reader__read_stream(r);
+	else if (perf_data__is_dir(data))
+		ret = reader__read_dir(r);
+	else
+		ret = reader__read_section(r);
 	/* With two threads, the pairing one flushes after the last batch. */
 	if (!ret && !r->pipe)
 		reader__flush(r, (u64)-1);
@@ -762,59 +1104,79 @@ out:
 	return ret;
 }
 
-/* Does the fast reader take this session? */
-static bool reader__can_read(struct perf_session *session)
+/* Why the session code must read this session, or NULL */
+static const char *reader__cannot_read(struct perf_session *session)
 {
-	struct perf_data *data = session->data;
+	if (session->header.needs_swap)
+		return "its byte order is not this host's";
+	if (perf_header__has_feat(&session->header, HEADER_COMPRESSED))
+		return "its data is compressed";
+	if (perf_header__has_feat(&session->header, HEADER_AUXTRACE))
+		return "it holds AUX area data";
+	if (sizeof(size_t) != sizeof(u64))
+		return "this perf is a 32-bit program";
+	return NULL;
+}
 
-	return !perf_data__is_pipe(data) && !perf_data__is_dir(data) &&
-	       !session->header.needs_swap &&
-	       !perf_header__has_feat(&session->header, HEADER_COMPRESSED) &&
-	       !perf_header__has_feat(&session->header, HEADER_AUXTRACE) &&
-	       sizeof(size_t) == sizeof(u64);
+static const char *input_kind(struct perf_data *data)
+{
+	if (perf_data__is_pipe(data))
+		return "stream";
+	return perf_data__is_dir(data) ? "directory" : "file";
 }
 
 /*
  * Threads: 1 (or 0, the default) reads and pairs in the caller, 2 reads
- * in a thread of its own.  make bench measured one thread as fast or
- * faster on 2 CPUs: the pairing is too cheap to hide the reading behind.
+ * in a thread of its own.
  */
-int kvm_events_read(struct perf_session *session,
-		    struct kvm_events_report *report, int threads,
-		    bool *handled)
+int kvm_events_read(struct kvm_events_input *input,
+		    struct kvm_events_report *report, bool *handled)
 {
-	int i;
+	struct perf_session *session = input->session;
+	struct perf_data *data = session->data;
 	struct reader r = {
 		.report		= report,
+		.input		= input,
+		.session	= session,
 		.machine	= &session->machines.host,
-		.path		= session->data->path,
-		.fd		= perf_data__fd(session->data),
+		.path		= strcmp(data->path, "-") ? data->path : "standard input",
+		.fd		= perf_data__fd(data),
 		.offset		= session->header.data_offset,
 		.size		= session->header.data_size,
+		.no_rounds	= perf_data__is_dir(data),
+		.id_pos		= -1,
 	};
-	int ret;
+	const char *why = reader__cannot_read(session);
+	int i, ret = 0;
 
 	*handled = false;
-	if (!reader__can_read(session))
-		return 0;
-	ret = reader__init_layouts(&r, session->evlist);
-	if (ret) {
-		free(r.layouts);
-		free(r.by_id_slots);
+	/* A stream's attributes come with its events. */
+	if (perf_data__is_pipe(data))
+		r.stale = true;
+	else if (!why)
+		ret = reader__init_layouts(&r, session->evlist, &why);
+	if (ret < 0 || why) {
+		if (why)
+			pr_debug("%s: read by perf's session code: %s\n", r.path, why);
+		reader__free_layouts(&r);
 		return ret < 0 ? ret : 0;
 	}
 	*handled = true;
-	if (threads > 1)
+	pr_debug("%s: read by kvm-events' own reader, as a %s\n", r.path, input_kind(data));
+	if (input->threads > 1)
 		ret = reader__run_threaded(&r);
 	else
 		ret = reader__read(&r);
 	report->totals.lost_events += r.lost_events;
 	report->totals.lost_chunks += r.lost_chunks;
+	report->totals.lost_samples += r.lost_samples;
 	for (i = 0; i < KVM_EVENTS_TP__NR; i++)
 		kvm_events_report__skip(report, i, r.skipped[i]);
 	report->totals.out_of_order += r.out_of_order;
-	free(r.layouts);
-	free(r.by_id_slots);
+	if (r.unknown_id)
+		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",
+			   r.path, r.unknown_id);
+	reader__free_layouts(&r);
 	free(r.queue);
 	free(r.merge_buf);
 	return ret;

@@ -1600,6 +1600,17 @@ void kvm_events_report__skip(struct kvm_events_report *report,
 }
 
 /*
+ * PERF_RECORD_LOST says what a ring buffer dropped as it happens;
+ * PERF_RECORD_LOST_SAMPLES, written by perf record as it ends from each
+ * event's lost count, says the same drops again.  Either alone is the
+ * number lost: a recording may have only one of them.
+ */
+u64 kvm_events_totals__lost(const struct kvm_events_totals *totals)
+{
+	return max(totals->lost_events, totals->lost_samples);
+}
+
+/*
  * The thread id now runs in another process: a new VM reused it after the
  * old one ended.  Nothing the old vcpu began can end in the new one.
  */

@@ -170,7 +170,7 @@
 #define SAMPLE_ID_BASE		1000
 #define SAMPLES_PER_ROUND	1024
 /* vmx-percpu: room for any sample, and the samples written a round late */
-#define PERCPU_RECORD_MAX	256
+#define PERCPU_RECORD_MAX	1024
 #define PERCPU_LATE_PCT		5
 #define PERCPU_LATE_SEED	0x94d049bb133111ebULL
 #define OUT_BUF_SIZE		(4U << 20)
@@ -186,15 +186,35 @@
 /* "PERFILE2" read as a native u64 */
 #define PERF_FILE_MAGIC		0x32454c4946524550ULL
 
-#define KVM_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
-			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+/*
+ * What 'perf kvm-events record -p PID' gives every kvm tracepoint: one
+ * sample_type for all, so the id is PERF_SAMPLE_ID's, and read_format
+ * ID|LOST.  With -a, perf adds a dummy:u tracking event with another
+ * sample_type, and so PERF_SAMPLE_IDENTIFIER for all.
+ */
+#define KVM_SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |		\
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_ID |		\
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |		\
 			 PERF_SAMPLE_RAW)
-/* header, id, ip, pid+tid, time, cpu+res, period, raw size; then raw data */
-#define SAMPLE_HEAD_SIZE	(sizeof(struct perf_event_header) +	\
-				 6 * sizeof(u64) + sizeof(u32))
-/* sample_id_all trailer of other records: pid+tid, time, cpu+res, id */
+#define KVM_READ_FORMAT	(PERF_FORMAT_ID | PERF_FORMAT_LOST)
+#define DUMMY_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID |		\
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |		\
+			   PERF_SAMPLE_IDENTIFIER)
+#define DUMMY_SAMPLE_ID_BASE	900
+/* The u64 fields of a sample before READ, CALLCHAIN and RAW */
+#define FIXED_SAMPLE_FIELDS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
+			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |	\
+			     PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |	\
+			     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	\
+			     PERF_SAMPLE_PERIOD)
+/* sample_id_all trailer of other records: pid+tid, time, id, cpu+res */
 #define SAMPLE_ID_TRAILER_SIZE	(4 * sizeof(u64))
+/* perf record -g: the kernel context marker and these ips */
+#define CALLCHAIN_DEPTH		3
+/* perf record --call-graph dwarf,512 on x86: the registers perf asks for */
+#define DWARF_REGS_MASK		0xff0fffULL
+#define DWARF_STACK_SIZE	512
+#define PERF_REGS_ABI_64	2
 
 /* Tracepoint argument values, arch/x86/kvm/trace.h and trace/events/kvm.h */
 #define KVM_ISA_VMX			1
@@ -1652,8 +1672,21 @@ struct percpu_rounds {
 	bool entry_late;	/* make the next sample late */
 };
 
+/*
+ * The options of perf record that change the layout of the file, from
+ * the modifiers after a scenario's name (vmx+callchain+pipe)
+ */
+struct layout {
+	u64 sample_type;
+	u64 read_format;
+	bool system_wide;	/* +system-wide: -a, and its dummy:u event */
+	bool single;		/* +single: kvm_exit alone, so no sample id */
+	bool pipe;		/* +pipe: -o -, the pipe format */
+};
+
 struct kvmgen {
 	const struct scenario *sc;
+	struct layout layout;
 	unsigned int nr_exits;
 	unsigned int nr_vcpus;
 	u64 rng;
@@ -1952,6 +1985,81 @@ static void write_finished_round(struct kvmgen *g)
 	g->samples_in_round = 0;
 }
 
+static u32 sample_size(const struct kvmgen *g, u32 raw_size)
+{
+	u64 type = g->layout.sample_type;
+	u32 size = sizeof(struct perf_event_header) + sizeof(u32) + raw_size;
+
+	size += hweight64(type & FIXED_SAMPLE_FIELDS) * sizeof(u64);
+	/* a group of one: nr, then value, id and lost */
+	if (type & PERF_SAMPLE_READ)
+		size += 4 * sizeof(u64);
+	if (type & PERF_SAMPLE_CALLCHAIN)
+		size += (2 + CALLCHAIN_DEPTH) * sizeof(u64);
+	if (type & PERF_SAMPLE_REGS_USER)
+		size += (1 + hweight64(DWARF_REGS_MASK)) * sizeof(u64);
+	if (type & PERF_SAMPLE_STACK_USER)
+		size += 2 * sizeof(u64) + DWARF_STACK_SIZE;
+	if (type & PERF_SAMPLE_DATA_SRC)
+		size += sizeof(u64);
+	return size;
+}
+
+/* The fields of a sample before its raw data, in perf's order */
+static u8 *put_sample_head(struct kvmgen *g, u8 *p, const struct vcpu *v,
+			   enum kvm_tp tp, u64 ip)
+{
+	u64 type = g->layout.sample_type, id = sample_id(g, tp, v->cpu);
+	unsigned int i;
+
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		p = put_u64(p, id);
+	p = put_u64(p, ip);
+	p = put_u32(p, v->vm->pid);
+	p = put_u32(p, v->tid);
+	p = put_u64(p, v->clock);
+	if (type & PERF_SAMPLE_ADDR)
+		p = put_u64(p, 0);
+	if (type & PERF_SAMPLE_ID)
+		p = put_u64(p, id);
+	p = put_u32(p, v->cpu);
+	p = put_u32(p, 0);
+	p = put_u64(p, 1);
+	if (type & PERF_SAMPLE_READ) {
+		p = put_u64(p, 1);
+		p = put_u64(p, g->truth.tp_samples[tp] + 1);
+		p = put_u64(p, id);
+		p = put_u64(p, 0);
+	}
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		p = put_u64(p, 1 + CALLCHAIN_DEPTH);
+		p = put_u64(p, (u64)PERF_CONTEXT_KERNEL);
+		for (i = 0; i < CALLCHAIN_DEPTH; i++)
+			p = put_u64(p, ip + 0x1000 * i);
+	}
+	return p;
+}
+
+/* The fields after the raw data: -d's data_src, dwarf's regs and stack */
+static void put_sample_tail(struct kvmgen *g, u8 *p, const struct vcpu *v)
+{
+	u64 type = g->layout.sample_type;
+	unsigned int i;
+
+	if (type & PERF_SAMPLE_REGS_USER) {
+		p = put_u64(p, PERF_REGS_ABI_64);
+		for (i = 0; i < hweight64(DWARF_REGS_MASK); i++)
+			p = put_u64(p, v->guest_rip + i);
+	}
+	if (type & PERF_SAMPLE_STACK_USER) {
+		p = put_u64(p, DWARF_STACK_SIZE);
+		memset(p, 0x5a, DWARF_STACK_SIZE);
+		p = put_u64(p + DWARF_STACK_SIZE, DWARF_STACK_SIZE / 2);
+	}
+	if (type & PERF_SAMPLE_DATA_SRC)
+		put_u64(p, 0);
+}
+
 /* One PERF_RECORD_SAMPLE of tracepoint tp, raw data encoded from values */
 static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 			    enum kvm_tp tp, u64 *values)
@@ -1961,24 +2069,18 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	struct perf_event_header hdr = {
 		.type = PERF_RECORD_SAMPLE,
 		.misc = PERF_RECORD_MISC_KERNEL,
-		.size = SAMPLE_HEAD_SIZE + raw_size,
+		.size = sample_size(g, raw_size),
 	};
 	u8 *p;
 
+	if (g->layout.single && tp != g->tps[0])
+		goto counted;
 	if (g->percpu)
 		p = percpu_stage(g, v, tp, hdr.size);
 	else
 		p = out_reserve(&g->out, hdr.size);
 	memcpy(p, &hdr, sizeof(hdr));
-	p += sizeof(hdr);
-	p = put_u64(p, sample_id(g, tp, v->cpu));
-	p = put_u64(p, fmt->ip ? fmt->ip : tp_ips[tp]);
-	p = put_u32(p, v->vm->pid);
-	p = put_u32(p, v->tid);
-	p = put_u64(p, v->clock);
-	p = put_u32(p, v->cpu);
-	p = put_u32(p, 0);
-	p = put_u64(p, 1);
+	p = put_sample_head(g, p + sizeof(hdr), v, tp, fmt->ip ? fmt->ip : tp_ips[tp]);
 	p = put_u32(p, raw_size);
 
 	values[V_COMMON_TYPE] = fmt->id;
@@ -1991,7 +2093,8 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	memset(p, 0, raw_size);
 	encode_fields(p, common_fields, values);
 	encode_fields(p, fmt->fields, values);
-
+	put_sample_tail(g, p + raw_size, v);
+counted:
 	if (!g->first_sample_time)
 		g->first_sample_time = v->clock;
 	g->truth.tp_samples[tp]++;
@@ -3388,26 +3491,83 @@ static void write_events(struct kvmgen *g)
 	events_finish(&g->events);
 }
 
-static void init_tp_attr(struct perf_event_attr *attr,
-			 const struct tp_format *fmt)
+/* The kvm tracepoints' evsels, then with -a perf's dummy:u */
+static unsigned int nr_evsels(const struct kvmgen *g)
 {
-	memset(attr, 0, sizeof(*attr));
-	attr->type = PERF_TYPE_TRACEPOINT;
-	attr->size = sizeof(*attr);
-	attr->config = fmt->id;
-	attr->sample_period = 1;
-	attr->sample_type = KVM_SAMPLE_TYPE;
-	attr->disabled = 1;
-	attr->inherit = 1;
-	attr->sample_id_all = 1;
+	return (g->layout.single ? 1 : g->nr_tps) + g->layout.system_wide;
 }
 
-static void write_tp_ids(struct kvmgen *g, enum kvm_tp tp)
+static bool is_dummy(const struct kvmgen *g, unsigned int i)
+{
+	return g->layout.system_wide && i == nr_evsels(g) - 1;
+}
+
+static u64 evsel_id(const struct kvmgen *g, unsigned int i, u32 cpu)
+{
+	return is_dummy(g, i) ? DUMMY_SAMPLE_ID_BASE + cpu : sample_id(g, g->tps[i], cpu);
+}
+
+/* The evsel that gets the side-band records perf record asks for */
+static void set_tracking(struct perf_event_attr *attr)
+{
+	attr->mmap = 1;
+	attr->comm = 1;
+	attr->task = 1;
+	attr->mmap2 = 1;
+	attr->comm_exec = 1;
+	attr->ksymbol = 1;
+	attr->bpf_event = 1;
+}
+
+/* Evsel i's attr, as perf record sets it */
+static void init_evsel_attr(const struct kvmgen *g, unsigned int i,
+			    struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->sample_period = 1;
+	attr->read_format = g->layout.read_format;
+	attr->inherit = 1;
+	attr->sample_id_all = 1;
+	attr->exclude_guest = 1;
+	if (is_dummy(g, i)) {
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = PERF_COUNT_SW_DUMMY;
+		attr->sample_type = DUMMY_SAMPLE_TYPE;
+		attr->exclude_kernel = 1;
+		attr->exclude_hv = 1;
+		set_tracking(attr);
+		return;
+	}
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = g->sc->formats[g->tps[i]].id;
+	attr->sample_type = g->layout.sample_type;
+	attr->disabled = 1;
+	if (i == 0 && !g->layout.system_wide)
+		set_tracking(attr);
+	if (attr->sample_type & PERF_SAMPLE_REGS_USER) {
+		attr->sample_regs_user = DWARF_REGS_MASK;
+		attr->sample_stack_user = DWARF_STACK_SIZE;
+		attr->exclude_callchain_user = 1;
+	}
+}
+
+static void evsel_name(const struct kvmgen *g, unsigned int i, char *buf,
+		       size_t size)
+{
+	if (is_dummy(g, i))
+		snprintf(buf, size, "dummy:u");
+	else
+		snprintf(buf, size, "%s:%s", tp_system(g, g->tps[i]),
+			 tp_name(g, g->tps[i]));
+}
+
+static void write_evsel_ids(struct kvmgen *g, unsigned int i)
 {
 	u32 cpu;
 
 	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
-		out_u64(&g->out, sample_id(g, tp, cpu));
+		out_u64(&g->out, evsel_id(g, i, cpu));
 }
 
 /* The attrs section: each attr followed by the location of its ids */
@@ -3417,12 +3577,31 @@ static void write_attrs(struct kvmgen *g, u64 ids_offset)
 	struct perf_file_section ids;
 	unsigned int i;
 
-	for (i = 0; i < g->nr_tps; i++) {
-		init_tp_attr(&attr, &g->sc->formats[g->tps[i]]);
+	for (i = 0; i < nr_evsels(g); i++) {
+		init_evsel_attr(g, i, &attr);
 		ids.offset = ids_offset + i * NR_HOST_CPUS * sizeof(u64);
 		ids.size = NR_HOST_CPUS * sizeof(u64);
 		out_write(&g->out, &attr, sizeof(attr));
 		out_write(&g->out, &ids, sizeof(ids));
+	}
+}
+
+/* A pipe's PERF_RECORD_HEADER_ATTRs: each attr followed by its ids */
+static void write_attr_records(struct kvmgen *g)
+{
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_HEADER_ATTR,
+		.size = sizeof(hdr) + sizeof(struct perf_event_attr) +
+			NR_HOST_CPUS * sizeof(u64),
+	};
+	struct perf_event_attr attr;
+	unsigned int i;
+
+	for (i = 0; i < nr_evsels(g); i++) {
+		init_evsel_attr(g, i, &attr);
+		out_write(&g->out, &hdr, sizeof(hdr));
+		out_write(&g->out, &attr, sizeof(attr));
+		write_evsel_ids(g, i);
 	}
 }
 
@@ -3613,18 +3792,15 @@ static void write_event_desc(struct kvmgen *g)
 	char name[64];
 	unsigned int i;
 
-	out_u32(&g->out, g->nr_tps);
+	out_u32(&g->out, nr_evsels(g));
 	out_u32(&g->out, sizeof(attr));
-	for (i = 0; i < g->nr_tps; i++) {
-		enum kvm_tp tp = g->tps[i];
-
-		init_tp_attr(&attr, &g->sc->formats[tp]);
+	for (i = 0; i < nr_evsels(g); i++) {
+		init_evsel_attr(g, i, &attr);
 		out_write(&g->out, &attr, sizeof(attr));
 		out_u32(&g->out, NR_HOST_CPUS);
-		snprintf(name, sizeof(name), "%s:%s", tp_system(g, tp),
-			 tp_name(g, tp));
+		evsel_name(g, i, name, sizeof(name));
 		out_header_string(&g->out, name);
-		write_tp_ids(g, tp);
+		write_evsel_ids(g, i);
 	}
 }
 
@@ -3691,6 +3867,89 @@ static int write_features(struct kvmgen *g, struct perf_file_header *hdr)
 	return pwrite_all(g->out.fd, secs, sizeof(secs), table_offset);
 }
 
+/* Writes a record's header at @offset, once its size is known */
+static int patch_header(struct kvmgen *g, u64 offset, const void *hdr,
+			size_t size)
+{
+	out_flush(&g->out);
+	if (g->out.error)
+		return -g->out.error;
+	return pwrite_all(g->out.fd, hdr, size, offset);
+}
+
+/*
+ * A pipe carries its features as PERF_RECORD_HEADER_FEATUREs, those perf
+ * synthesizes for a pipe: not the tracing data, event desc or sample time.
+ */
+static int write_feature_records(struct kvmgen *g)
+{
+	struct perf_record_header_feature fe = {
+		.header.type = PERF_RECORD_HEADER_FEATURE,
+		.header.size = sizeof(fe),
+		.feat_id = HEADER_LAST_FEATURE,
+	};
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(feature_writers); i++) {
+		u64 offset = out_tell(&g->out);
+
+		if (feature_writers[i].feat == HEADER_TRACING_DATA ||
+		    feature_writers[i].feat == HEADER_EVENT_DESC ||
+		    feature_writers[i].feat == HEADER_SAMPLE_TIME)
+			continue;
+		out_zeros(&g->out, sizeof(fe));
+		feature_writers[i].write(g);
+		fe.header.size = out_tell(&g->out) - offset;
+		fe.feat_id = feature_writers[i].feat;
+		err = patch_header(g, offset, &fe, sizeof(fe));
+		if (err)
+			return err;
+	}
+	/* The end of the features */
+	fe.header.size = sizeof(fe);
+	fe.feat_id = HEADER_LAST_FEATURE;
+	out_write(&g->out, &fe, sizeof(fe));
+	return 0;
+}
+
+/* PERF_RECORD_HEADER_TRACING_DATA, the tracing data after it */
+static int write_tracing_data_record(struct kvmgen *g)
+{
+	struct perf_record_header_tracing_data td = {
+		.header.type = PERF_RECORD_HEADER_TRACING_DATA,
+		.header.size = sizeof(td),
+	};
+	u64 offset = out_tell(&g->out);
+
+	out_zeros(&g->out, sizeof(td));
+	write_tracing_data(g);
+	out_zeros(&g->out, ALIGN(out_tell(&g->out), sizeof(u64)) - out_tell(&g->out));
+	td.size = out_tell(&g->out) - offset - sizeof(td);
+	return patch_header(g, offset, &td, sizeof(td));
+}
+
+/* +pipe: what perf record -o - writes, in the order it writes it */
+static int write_pipe_data(struct kvmgen *g)
+{
+	struct perf_pipe_file_header hdr = {
+		.magic = PERF_FILE_MAGIC,
+		.size = sizeof(hdr),
+	};
+	int err;
+
+	out_write(&g->out, &hdr, sizeof(hdr));
+	write_attr_records(g);
+	err = write_feature_records(g);
+	if (!err)
+		err = write_tracing_data_record(g);
+	if (err)
+		return err;
+	write_events(g);
+	out_flush(&g->out);
+	return g->out.error ? -g->out.error : 0;
+}
+
 /*
  * Layout: header, sample ids, attrs, data, feature section table, feature
  * sections.  The header goes in last, when all offsets are known.
@@ -3702,6 +3961,8 @@ static int write_perf_data(struct kvmgen *g)
 	unsigned int i;
 	int err;
 
+	if (g->layout.pipe)
+		return write_pipe_data(g);
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = PERF_FILE_MAGIC;
 	hdr.size = sizeof(hdr);
@@ -3709,8 +3970,8 @@ static int write_perf_data(struct kvmgen *g)
 			sizeof(struct perf_file_section);
 
 	out_zeros(&g->out, sizeof(hdr));
-	for (i = 0; i < g->nr_tps; i++)
-		write_tp_ids(g, g->tps[i]);
+	for (i = 0; i < nr_evsels(g); i++)
+		write_evsel_ids(g, i);
 
 	hdr.attrs.offset = out_tell(&g->out);
 	write_attrs(g, ids_offset);
@@ -3976,15 +4237,63 @@ static const struct scenario *find_scenario(const char *name)
 	return NULL;
 }
 
+/* perf record options that change the layout, as SCENARIO+MODIFIER... */
+static const struct {
+	const char *name;
+	u64 sample_type;	/* added */
+	u64 read_format;	/* added */
+} layout_modifiers[] = {
+	{ "system-wide",	PERF_SAMPLE_IDENTIFIER,	0 },		/* -a */
+	{ "callchain",		PERF_SAMPLE_CALLCHAIN,	0 },		/* -g */
+	{ "dwarf",		PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				PERF_SAMPLE_STACK_USER,	0 },	/* --call-graph dwarf,512 */
+	{ "data",		PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC, 0 },	/* -d */
+	{ "read",		PERF_SAMPLE_READ,	PERF_FORMAT_GROUP },	/* '{...}:S' */
+	{ "single",		0,			0 },		/* -e kvm:kvm_exit */
+	{ "pipe",		0,			0 },		/* -o - */
+};
+
+static int parse_layout(struct kvmgen *g, char *modifiers)
+{
+	char *name;
+	unsigned int i;
+
+	g->layout.sample_type = KVM_SAMPLE_TYPE;
+	g->layout.read_format = KVM_READ_FORMAT;
+	while ((name = strsep(&modifiers, "+")) != NULL) {
+		for (i = 0; i < ARRAY_SIZE(layout_modifiers); i++) {
+			if (!strcmp(name, layout_modifiers[i].name))
+				break;
+		}
+		if (i == ARRAY_SIZE(layout_modifiers))
+			return -EINVAL;
+		g->layout.sample_type |= layout_modifiers[i].sample_type;
+		g->layout.read_format |= layout_modifiers[i].read_format;
+		g->layout.system_wide |= !strcmp(name, "system-wide");
+		g->layout.single |= !strcmp(name, "single");
+		g->layout.pipe |= !strcmp(name, "pipe");
+	}
+	/* perf samples an id only with several events, ... */
+	if (g->layout.single)
+		g->layout.sample_type &= ~PERF_SAMPLE_ID;
+	/* ... and as IDENTIFIER when their sample_types differ. */
+	if (g->layout.system_wide)
+		g->layout.sample_type &= ~PERF_SAMPLE_ID;
+	return 0;
+}
+
 static int kvmgen_usage(void)
 {
 	unsigned int i;
 
 	fprintf(stderr,
-		"usage: perf test -w kvmgen OUT.data [SCENARIO [EXITS]]\n"
+		"usage: perf test -w kvmgen OUT.data [SCENARIO[+MODIFIER...] [EXITS]]\n"
 		"scenarios:");
 	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
 		fprintf(stderr, " %s", scenarios[i].name);
+	fprintf(stderr, "\nmodifiers:");
+	for (i = 0; i < ARRAY_SIZE(layout_modifiers); i++)
+		fprintf(stderr, " %s", layout_modifiers[i].name);
 	fprintf(stderr, "\n");
 	return -1;
 }
@@ -4037,12 +4346,18 @@ static void free_percpu(struct kvmgen *g)
 
 static int kvmgen(int argc, const char **argv)
 {
-	const struct scenario *sc = find_scenario(argc > 1 ? argv[1] : "vmx");
+	char name[64], *modifiers;
+	const struct scenario *sc;
 	unsigned long exits = DEFAULT_EXITS;
 	struct kvmgen *g;
 	char *end;
 	int err;
 
+	snprintf(name, sizeof(name), "%s", argc > 1 ? argv[1] : "vmx");
+	modifiers = strchr(name, '+');
+	if (modifiers)
+		*modifiers++ = '\0';
+	sc = find_scenario(name);
 	if (argc < 1 || !sc)
 		return kvmgen_usage();
 	if (argc > 2) {
@@ -4062,6 +4377,11 @@ static int kvmgen(int argc, const char **argv)
 		return -1;
 	}
 	g->sc = sc;
+	if (parse_layout(g, modifiers)) {
+		free(g->out.buf);
+		free(g);
+		return kvmgen_usage();
+	}
 	g->nr_exits = exits;
 	g->nr_vcpus = count_vcpus(sc);
 	g->events.out.fd = -1;
