@@ -2,11 +2,13 @@
 # kvm-events: the fast reader gives what perf's session code gives
 # SPDX-License-Identifier: GPL-2.0
 
-# The report reads the data section itself, in one thread or two, and
-# falls back to perf_session__process_events() (--generic-reader) for what
-# it does not handle.  Every statistic must be the same either way: on the
-# generated recordings, on one written in per-CPU rounds as perf record
-# writes them, and on a real recording from several CPUs.
+# The report reads the data itself, in one thread or two, and falls back
+# to perf_session__process_events() (--generic-reader) for what it does
+# not handle.  Every statistic must be the same either way, on each layout
+# perf record writes: kvmgen's SCENARIO+MODIFIER recordings are laid out
+# as perf record lays them out with the matching options (see the
+# layout_modifiers of tests/workloads/kvmgen.c), and -v must say that the
+# fast reader read them, as a file, a stream or a directory.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -15,18 +17,40 @@ dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
 err=0
 
+# compare_readers INPUT KIND [ANALYSIS...]: INPUT is a path, or "-FILE"
+# for FILE on standard input
 compare_readers() {
-	data=$1
+	input=$1
+	kind=$2
+	shift 2
+	analyses=${*:-vmexit mmio ioport userspace msr hypercall}
 
-	for analysis in vmexit mmio ioport userspace msr hypercall; do
+	if [ "${input#-}" != "$input" ]; then
+		file=${input#-}
+		input=-
+	else
+		file=/dev/null
+	fi
+	for analysis in $analyses; do
 		opts="--event $analysis --json"
-		perf kvm-events report -i "$data" $opts --generic-reader > "$dir/generic" ||
-			{ echo "FAIL: $data: --generic-reader $opts"; err=1; continue; }
+		perf kvm-events report -v -i "$input" $opts --generic-reader \
+			< "$file" > "$dir/generic" 2> "$dir/generic.err" ||
+			{ echo "FAIL: $input: --generic-reader $opts"; err=1; continue; }
+		if ! grep -q "read by perf's session code: --generic-reader" "$dir/generic.err"; then
+			echo "FAIL: $input: -v does not say --generic-reader ran"
+			err=1
+		fi
 		for threads in 1 2; do
-			perf kvm-events report -i "$data" $opts --threads $threads > "$dir/fast" ||
-				{ echo "FAIL: $data: --threads $threads $opts"; err=1; continue; }
+			perf kvm-events report -v -i "$input" $opts --threads $threads \
+				< "$file" > "$dir/fast" 2> "$dir/fast.err" ||
+				{ echo "FAIL: $input: --threads $threads $opts"; err=1; continue; }
+			if ! grep -q "read by kvm-events' own reader, as a $kind$" "$dir/fast.err"; then
+				echo "FAIL: $input: not read by the fast reader as a $kind:"
+				grep "read by" "$dir/fast.err"
+				err=1
+			fi
 			if ! diff -u "$dir/generic" "$dir/fast" > "$dir/diff"; then
-				echo "FAIL: $data: --threads $threads $opts differs from --generic-reader"
+				echo "FAIL: $input: --threads $threads $opts differs from --generic-reader"
 				head -40 "$dir/diff"
 				err=1
 			fi
@@ -37,31 +61,79 @@ compare_readers() {
 for scenario in vmx svm vmx-old unpaired two-vms vmx-percpu; do
 	data="$dir/$scenario.data"
 	if ! perf test -w kvmgen "$data" "$scenario" 20000 > /dev/null 2>&1; then
-		[ "$scenario" = vmx-percpu ] && continue
 		echo "FAIL: perf test -w kvmgen $scenario"
 		err=1
 		continue
 	fi
-	compare_readers "$data"
+	compare_readers "$data" file
 done
+
+# The layouts of perf record's options, each in file order and in per-CPU
+# rounds, as a file and as a stream
+for layout in system-wide callchain dwarf data read single \
+	      system-wide+callchain+read; do
+	for scenario in vmx vmx-percpu; do
+		for out in "" +pipe; do
+			data="$dir/layout.data"
+			if ! perf test -w kvmgen "$data" "$scenario+$layout$out" 5000 > /dev/null 2>&1; then
+				echo "FAIL: perf test -w kvmgen $scenario+$layout$out"
+				err=1
+				continue
+			fi
+			kind=file
+			[ -n "$out" ] && kind=stream
+			compare_readers "$data" $kind vmexit mmio
+		done
+	done
+done
+
+# A pipe: standard input, and a pipe-format file
+data="$dir/pipe.data"
+if perf test -w kvmgen "$data" two-vms+pipe 20000 > /dev/null 2>&1; then
+	compare_readers "$data" stream
+	compare_readers "-$data" stream vmexit ioport
+else
+	echo "FAIL: perf test -w kvmgen two-vms+pipe"
+	err=1
+fi
+
+# A perf record --threads directory: the header file and one data.N per CPU
+data="$dir/threads.data"
+if perf test -w kvmgen "$data" vmx+threads 20000 > /dev/null 2>&1; then
+	compare_readers "$data" directory
+else
+	echo "FAIL: perf test -w kvmgen vmx+threads"
+	err=1
+fi
+rm -rf "$data"
 
 # Larger than one window the reader maps (32 MiB): records across a
 # window's end, and with two threads, the windows mapped ahead by a third.
 data="$dir/large.data"
 if perf test -w kvmgen "$data" vmx-percpu 120000 > /dev/null 2>&1; then
-	compare_readers "$data"
+	compare_readers "$data" file
 else
 	echo "FAIL: perf test -w kvmgen $data vmx-percpu 120000"
 	err=1
 fi
 rm -f "$data"*
 
-# A real recording, its events spread over the CPUs' buffers
+# A real recording, its events spread over the CPUs' buffers, as a file,
+# a pipe and a --threads directory
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
-   perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio &&
-   perf kvm-events record -q -a -o "$dir/guest.data" -- \
-	perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
-	compare_readers "$dir/guest.data"
+   perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio; then
+	if perf kvm-events record -q -a -o "$dir/guest.data" -- \
+		perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
+		compare_readers "$dir/guest.data" file
+	fi
+	if perf kvm-events record -q -o - -- \
+		perf test -w kvmguest 300 300 300 300 > "$dir/guest.pipe" 2> /dev/null; then
+		compare_readers "$dir/guest.pipe" stream
+	fi
+	if perf kvm-events record -q --threads -o "$dir/guest.dir" -- \
+		perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
+		compare_readers "$dir/guest.dir" directory
+	fi
 fi
 
 exit $err

@@ -146,6 +146,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/align.h>
 #include <linux/bitops.h>
 #include <linux/bits.h>
@@ -154,6 +155,7 @@
 #include <linux/types.h>
 #include <perf/event.h>
 #include "../tests.h"
+#include "util/data.h"
 #include "util/header.h"
 
 #define MAX_VCPUS		6	/* over all VMs of a scenario */
@@ -1682,11 +1684,14 @@ struct layout {
 	bool system_wide;	/* +system-wide: -a, and its dummy:u event */
 	bool single;		/* +single: kvm_exit alone, so no sample id */
 	bool pipe;		/* +pipe: -o -, the pipe format */
+	bool threads;		/* +threads: --threads, a directory */
 };
 
 struct kvmgen {
 	const struct scenario *sc;
 	struct layout layout;
+	/* +threads: OUT/data.N, cpu N's samples */
+	struct out_file cpu_out[NR_HOST_CPUS];
 	unsigned int nr_exits;
 	unsigned int nr_vcpus;
 	u64 rng;
@@ -1981,7 +1986,9 @@ static void write_finished_round(struct kvmgen *g)
 		.size = sizeof(hdr),
 	};
 
-	out_write(&g->out, &hdr, sizeof(hdr));
+	/* perf record --threads writes no rounds. */
+	if (!g->layout.threads)
+		out_write(&g->out, &hdr, sizeof(hdr));
 	g->samples_in_round = 0;
 }
 
@@ -2075,7 +2082,9 @@ static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 
 	if (g->layout.single && tp != g->tps[0])
 		goto counted;
-	if (g->percpu)
+	if (g->layout.threads)
+		p = out_reserve(&g->cpu_out[v->cpu], hdr.size);
+	else if (g->percpu)
 		p = percpu_stage(g, v, tp, hdr.size);
 	else
 		p = out_reserve(&g->out, hdr.size);
@@ -3804,6 +3813,11 @@ static void write_event_desc(struct kvmgen *g)
 	}
 }
 
+static void write_dir_format(struct kvmgen *g)
+{
+	out_u64(&g->out, PERF_DIR_VERSION);
+}
+
 static void write_sample_time(struct kvmgen *g)
 {
 	out_u64(&g->out, g->first_sample_time);
@@ -3827,6 +3841,7 @@ static const struct feature_writer feature_writers[] = {
 	{ HEADER_CPUID,		write_cpuid },
 	{ HEADER_EVENT_DESC,	write_event_desc },
 	{ HEADER_SAMPLE_TIME,	write_sample_time },
+	{ HEADER_DIR_FORMAT,	write_dir_format },
 };
 
 static int pwrite_all(int fd, const void *buf, size_t size, u64 offset)
@@ -3856,6 +3871,12 @@ static int write_features(struct kvmgen *g, struct perf_file_header *hdr)
 
 	out_zeros(&g->out, sizeof(secs));
 	for (i = 0; i < ARRAY_SIZE(feature_writers); i++) {
+		/* Only a directory has a format. */
+		if (feature_writers[i].feat == HEADER_DIR_FORMAT && !g->layout.threads) {
+			secs[i].offset = 0;
+			secs[i].size = 0;
+			continue;
+		}
 		secs[i].offset = out_tell(&g->out);
 		feature_writers[i].write(g);
 		secs[i].size = out_tell(&g->out) - secs[i].offset;
@@ -3896,6 +3917,7 @@ static int write_feature_records(struct kvmgen *g)
 
 		if (feature_writers[i].feat == HEADER_TRACING_DATA ||
 		    feature_writers[i].feat == HEADER_EVENT_DESC ||
+		    feature_writers[i].feat == HEADER_DIR_FORMAT ||
 		    feature_writers[i].feat == HEADER_SAMPLE_TIME)
 			continue;
 		out_zeros(&g->out, sizeof(fe));
@@ -4251,6 +4273,7 @@ static const struct {
 	{ "read",		PERF_SAMPLE_READ,	PERF_FORMAT_GROUP },	/* '{...}:S' */
 	{ "single",		0,			0 },		/* -e kvm:kvm_exit */
 	{ "pipe",		0,			0 },		/* -o - */
+	{ "threads",		0,			0 },		/* --threads */
 };
 
 static int parse_layout(struct kvmgen *g, char *modifiers)
@@ -4272,7 +4295,10 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 		g->layout.system_wide |= !strcmp(name, "system-wide");
 		g->layout.single |= !strcmp(name, "single");
 		g->layout.pipe |= !strcmp(name, "pipe");
+		g->layout.threads |= !strcmp(name, "threads");
 	}
+	if (g->layout.threads && (g->layout.pipe || g->sc->percpu))
+		return -EINVAL;
 	/* perf samples an id only with several events, ... */
 	if (g->layout.single)
 		g->layout.sample_type &= ~PERF_SAMPLE_ID;
@@ -4298,13 +4324,56 @@ static int kvmgen_usage(void)
 	return -1;
 }
 
+/*
+ * +threads: PATH/data holds the header and the side-band records, and
+ * PATH/data.N cpu N's samples, as perf record --threads writes them with
+ * one thread per cpu.  Returns PATH/data's fd.
+ */
+static int open_dir(struct kvmgen *g, const char *path)
+{
+	char name[PATH_MAX];
+	unsigned int cpu;
+
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		snprintf(name, sizeof(name), "%s/data.%u", path, cpu);
+		g->cpu_out[cpu].fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		g->cpu_out[cpu].buf = malloc(OUT_BUF_SIZE);
+		if (g->cpu_out[cpu].fd < 0 || !g->cpu_out[cpu].buf)
+			return -1;
+	}
+	snprintf(name, sizeof(name), "%s/data", path);
+	return open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+}
+
+static int close_dir(struct kvmgen *g)
+{
+	unsigned int cpu;
+	int err = 0;
+
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		struct out_file *o = &g->cpu_out[cpu];
+
+		if (o->buf)
+			out_flush(o);
+		if (o->error && !err)
+			err = -o->error;
+		if (o->fd >= 0 && close(o->fd) && !err)
+			err = -errno;
+		free(o->buf);
+	}
+	return err;
+}
+
 static int generate(struct kvmgen *g, const char *path)
 {
 	int err, err2;
 
 	init_tps(g);
 	init_keys(g);
-	g->out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	g->out.fd = g->layout.threads ? open_dir(g, path) :
+		    open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (g->out.fd < 0)
 		return -errno;
 	err = open_events(g, path);
@@ -4312,6 +4381,11 @@ static int generate(struct kvmgen *g, const char *path)
 		err = write_perf_data(g);
 	if (close(g->out.fd) && !err)
 		err = -errno;
+	if (g->layout.threads) {
+		err2 = close_dir(g);
+		if (!err)
+			err = err2;
+	}
 	err2 = close_events(g);
 	if (!err)
 		err = err2;
