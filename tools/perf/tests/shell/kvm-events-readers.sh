@@ -80,8 +80,8 @@ for layout in system-wide callchain dwarf data read single \
 				err=1
 				continue
 			fi
-			kind=file
-			[ -n "$out" ] && kind=stream
+			kind="file"
+			[ -n "$out" ] && kind="stream"
 			compare_readers "$data" $kind vmexit mmio
 		done
 	done
