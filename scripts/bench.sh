@@ -47,7 +47,8 @@ exec {sleep_fd}<> <(:)
 peak_memory() {
 	local pid=$1 st hwm=0 anon=0
 
-	while IFS= read -r -d '' st 2>/dev/null < "/proc/$pid/status" &&
+	# read -d '' fails at the end of the file it read whole.
+	while { st=; IFS= read -r -d '' st 2>/dev/null < "/proc/$pid/status"; true; } &&
 	      [[ $st =~ VmHWM:[[:space:]]*([0-9]+).*RssAnon:[[:space:]]*([0-9]+) ]]; do
 		[ "${BASH_REMATCH[1]}" -gt $hwm ] && hwm=${BASH_REMATCH[1]}
 		[ "${BASH_REMATCH[2]}" -gt $anon ] && anon=${BASH_REMATCH[2]}
@@ -61,7 +62,8 @@ run() {
 	local input=$1 start
 	shift
 	start=$EPOCHREALTIME
-	"$@" < "$input" > /dev/null 2>&1
+	# upstream perf kvm stat report cannot read a pipe
+	"$@" < "$input" > /dev/null 2>&1 || { printf nan; return; }
 	awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'
 }
 
@@ -82,7 +84,7 @@ bench_input() {
 	local -a cmds=(
 		"$perf kvm-events report -i $path"
 		"$perf kvm-events report -i $path --generic-reader"
-		"$perf kvm stat report -i $path"
+		"$perf kvm -i $path stat report"
 		"cat $file"
 	)
 	[ -d "$file" ] && cmds[3]="cat $file/data $file/data.0 $file/data.1 $file/data.2 $file/data.3"

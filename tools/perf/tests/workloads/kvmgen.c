@@ -3,7 +3,7 @@
  * kvmgen: write a synthetic perf.data file like 'perf kvm stat record'
  * produces, plus the statistics a correct KVM exit analysis must find in it.
  *
- *   perf test -w kvmgen OUT.data [SCENARIO [EXITS]]
+ *   perf test -w kvmgen OUT.data [SCENARIO[+MODIFIER...] [EXITS]]
  *
  * SCENARIO is one of:
  *   vmx       6.12 tracepoint formats, Intel host (the default)
@@ -49,6 +49,25 @@
  *             or kvm_out, kvm_userspace_exit and then kvm:kvm_enter when
  *             the exit went to the VMM; GSPR exits may be followed by
  *             kvm_exit_idle (reason 64) or kvm_exit_cache (reason 65)
+ *
+ * The file is laid out as 'perf kvm-events record -p PID' writes it: the
+ * attributes perf record gives the tracepoints (sample_type
+ * IP|TID|TIME|ID|CPU|PERIOD|RAW, read_format ID|LOST, the side-band bits
+ * on the first), the sample id at PERF_SAMPLE_ID's place.  Modifiers after
+ * the scenario's name, SCENARIO+MODIFIER..., give the layouts of other
+ * perf record options (see layout_modifiers):
+ *   system-wide  -a: perf's dummy:u tracking event, PERF_SAMPLE_IDENTIFIER
+ *   callchain    -g: a kernel callchain before the raw data
+ *   dwarf        --call-graph dwarf,512: callchain, user regs and stack
+ *   data         -d: ADDR before the raw data, DATA_SRC after it
+ *   read         a group read ({...}:S) before the raw data
+ *   single       -e kvm:kvm_exit alone: no sample id (only the first
+ *                tracepoint's samples are written; .truth and .events
+ *                still describe them all)
+ *   pipe         -o -: the pipe format, attributes, features and tracing
+ *                data as records
+ *   threads      --threads: OUT is a directory, OUT/data the header and
+ *                side-band records, OUT/data.N cpu N's samples, no rounds
  *
  * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
  * 0-3) of pid 4242, except two-vms.  The files are written in this host's
