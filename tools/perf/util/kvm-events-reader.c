@@ -911,11 +911,15 @@ static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
 	int ret;
 
 	*need = 0;
-	while (head + sizeof(struct perf_event_header) <= len) {
+	/*
+	 * perf pads its own records (features, attrs) less than the
+	 * kernel's: after one of those, the caller moves the rest to the
+	 * start of the buffer, so that every record is read aligned.
+	 */
+	while (head + sizeof(struct perf_event_header) <= len && !(head % 8)) {
 		union perf_event *event = (union perf_event *)(buf + head);
 		u64 size = event->header.size, payload;
 
-		/* perf pads its own records (features, attrs) less than the kernel's. */
 		if (size < sizeof(struct perf_event_header) ||
 		    (size % 8 && event->header.type < PERF_RECORD_USER_TYPE_START)) {
 			pr_err("%s: record at offset %#" PRIx64 " has size %" PRIu64 ", not a multiple of 8 of at least its header\n",
@@ -984,12 +988,14 @@ static int reader__read_stream(struct reader *r)
 			break;
 		}
 		len += n;
-		ret = reader__stream_walk(r, buf, len, offset, &used, &need);
+		do {
+			ret = reader__stream_walk(r, buf, len, offset, &used, &need);
+			memmove(buf, buf + used, len - used);
+			len -= used;
+			offset += used;
+		} while (!ret && used && len);
 		if (ret)
 			break;
-		memmove(buf, buf + used, len - used);
-		len -= used;
-		offset += used;
 	}
 	free(buf);
 	return ret;
