@@ -13,10 +13,10 @@
  *  - Any sample_type with TID, TIME and RAW: the fields before RAW are
  *    walked past by their sizes (READ and CALLCHAIN per sample), those
  *    after it (regs, stack dump, ...) are not looked at.
- *  - A file's data section, mapped; a pipe or a pipe-format file, read
- *    through a buffer, its attributes, features and tracing data handed
- *    to the session code as they come; a perf record --threads
- *    directory, the header file's data and each data.N file in turn.
+ *  - A file's data section; a pipe or a pipe-format file, whose
+ *    attributes, features and tracing data go to the session code as
+ *    they come; a perf record --threads directory, the header file's
+ *    data and each data.N file in turn.  All through one buffer.
  *
  * It keeps perf's ordering: events are queued until a FINISHED_ROUND, then
  * those no later than the end of the previous round are delivered in time
@@ -112,6 +112,7 @@ struct reader {
 	int				id_pos;	/* u64 index of the id, -1: none */
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
+	bool				stream;	/* a pipe, or a file in its format */
 	u64				unknown_id;
 	u64				lost_events;	/* PERF_RECORD_LOST */
 	u64				lost_chunks;
@@ -568,176 +569,7 @@ static int reader__event(struct reader *r, union perf_event *event)
 	}
 }
 
-/*
- * Handles the whole records in data[0, size) that begin before @until;
- * *used is where the first record not handled begins.
- */
-static int reader__walk(struct reader *r, u8 *data, size_t size, size_t until,
-			u64 file_offset, size_t *used)
-{
-	size_t head = 0;
-	int ret;
-
-	while (head < until && head + sizeof(struct perf_event_header) <= size) {
-		union perf_event *event = (union perf_event *)(data + head);
-		u16 event_size = event->header.size;
-
-		/* perf writes every record 8-byte aligned and sized. */
-		if (event_size < sizeof(struct perf_event_header) || event_size % 8) {
-			pr_err("%s: record at offset %#" PRIx64 " has size %u, not a multiple of 8 of at least its header\n",
-			       r->path, file_offset + head, event_size);
-			return -EINVAL;
-		}
-		if (event_size > size - head)
-			break;
-		ret = reader__event(r, event);
-		if (ret)
-			return ret;
-		head += event_size;
-	}
-	*used = head;
-	return 0;
-}
-
-/*
- * Maps the data section 32 MiB at a time, populated up front: the page
- * tables cost less than copying the file through a buffer (about a fifth
- * of the report, measured on 1M exits).  Window k maps the k-th 32 MiB
- * of the data section and 64 KiB more: a record is at most that long,
- * so each record that begins in a window lies whole in its mapping.
- */
-#define WINDOW_SIZE	(32UL << 20)
-#define WINDOW_OVERLAP	(64UL << 10)
-#define MAPPED_AHEAD	2
-
-struct window {
-	u8	*map;
-	size_t	len;
-	u64	start;		/* file offset of map[0], page aligned */
-	u64	limit;		/* the records that begin before it are its */
-	int	err;
-};
-
-/*
- * With two threads, a third maps the windows ahead of the reading one:
- * populating the page tables is then done on the CPU that pairing leaves
- * idle part of the time, not on the busier reading one.
- */
-struct mapper {
-	pthread_t	thread;
-	pthread_mutex_t	lock;
-	pthread_cond_t	cond;
-	struct window	ring[MAPPED_AHEAD];
-	unsigned int	mapped;
-	unsigned int	taken;
-	unsigned int	nr_windows;
-	bool		stop;
-	struct reader	*r;
-	u64		base;
-	u64		end;
-};
-
-static void window__map(struct window *w, int fd, u64 base, u64 end, unsigned int k)
-{
-	w->start = base + (u64)k * WINDOW_SIZE;
-	w->limit = min(w->start + WINDOW_SIZE, end);
-	w->len = min(w->limit + WINDOW_OVERLAP, end) - w->start;
-	w->err = 0;
-	w->map = mmap(NULL, w->len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, w->start);
-	if (w->map == MAP_FAILED) {
-		w->err = -errno;
-		w->map = NULL;
-	}
-}
-
-static void window__unmap(struct window *w)
-{
-	if (w->map)
-		munmap(w->map, w->len);
-	w->map = NULL;
-}
-
-static void *mapping_thread(void *arg)
-{
-	struct mapper *m = arg;
-	unsigned int k;
-
-	for (k = 0; k < m->nr_windows; k++) {
-		struct window w;
-
-		pthread_mutex_lock(&m->lock);
-		while (!m->stop && m->mapped - m->taken == MAPPED_AHEAD)
-			pthread_cond_wait(&m->cond, &m->lock);
-		pthread_mutex_unlock(&m->lock);
-		if (m->stop)
-			break;
-		window__map(&w, m->r->fd, m->base, m->end, k);
-		pthread_mutex_lock(&m->lock);
-		m->ring[k % MAPPED_AHEAD] = w;
-		m->mapped++;
-		pthread_cond_broadcast(&m->cond);
-		pthread_mutex_unlock(&m->lock);
-	}
-	return NULL;
-}
-
-/* Window @k: from the mapping thread if there is one, else mapped here */
-static void reader__window(struct reader *r, struct mapper *m, u64 base,
-			   u64 end, unsigned int k, struct window *w)
-{
-	if (!m) {
-		window__map(w, r->fd, base, end, k);
-		return;
-	}
-	pthread_mutex_lock(&m->lock);
-	while (m->mapped == m->taken)
-		pthread_cond_wait(&m->cond, &m->lock);
-	*w = m->ring[k % MAPPED_AHEAD];
-	m->taken++;
-	pthread_cond_broadcast(&m->cond);
-	pthread_mutex_unlock(&m->lock);
-}
-
-static struct mapper *mapper__start(struct reader *r, u64 base, u64 end,
-				    unsigned int nr_windows)
-{
-	struct mapper *m = zalloc(sizeof(*m));
-
-	if (!m)
-		return NULL;
-	m->r = r;
-	m->base = base;
-	m->end = end;
-	m->nr_windows = nr_windows;
-	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->cond, NULL);
-	if (pthread_create(&m->thread, NULL, mapping_thread, m)) {
-		pthread_cond_destroy(&m->cond);
-		pthread_mutex_destroy(&m->lock);
-		free(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* Stops the mapping thread, and unmaps what it mapped that was not taken. */
-static void mapper__stop(struct mapper *m)
-{
-	if (!m)
-		return;
-	pthread_mutex_lock(&m->lock);
-	m->stop = true;
-	pthread_cond_broadcast(&m->cond);
-	pthread_mutex_unlock(&m->lock);
-	pthread_join(m->thread, NULL);
-	while (m->taken != m->mapped)
-		window__unmap(&m->ring[m->taken++ % MAPPED_AHEAD]);
-	pthread_cond_destroy(&m->cond);
-	pthread_mutex_destroy(&m->lock);
-	free(m);
-}
-
-/* Where the data ends: past the end of the file, mapped pages would fault. */
+/* Where the data ends: the file may have been cut short. */
 static u64 reader__data_end(struct reader *r)
 {
 	u64 end = r->offset + r->size;
@@ -750,38 +582,19 @@ static u64 reader__data_end(struct reader *r)
 	return max_t(u64, st.st_size, r->offset);
 }
 
-/* Reads the records of [r->offset, r->offset + r->size) of r->fd, mapped */
+static int reader__read_fd(struct reader *r, u64 limit);
+
+/* Reads the records of [r->offset, r->offset + r->size) of r->fd */
 static int reader__read_section(struct reader *r)
 {
-	u64 page = sysconf(_SC_PAGESIZE), pos = r->offset, end = reader__data_end(r);
-	u64 base = pos & ~(page - 1);
-	unsigned int k, nr_windows = DIV_ROUND_UP(end - base, WINDOW_SIZE);
-	struct mapper *m = NULL;
-	int ret = 0;
+	u64 end = reader__data_end(r);
 
-	if (r->pipe && nr_windows > 1)
-		m = mapper__start(r, base, end, nr_windows);
-	for (k = 0; !ret && k < nr_windows && pos < end; k++) {
-		struct window w;
-		size_t used = 0;
-
-		reader__window(r, m, base, end, k, &w);
-		if (w.err) {
-			ret = w.err;
-			pr_err("%s: cannot map the data at offset %#" PRIx64 ": %s\n",
-			       r->path, w.start, strerror(-ret));
-			break;
-		}
-		ret = reader__walk(r, w.map + (pos - w.start), w.start + w.len - pos,
-				   w.limit - pos, pos, &used);
-		window__unmap(&w);
-		pos += used;
+	if (lseek(r->fd, r->offset, SEEK_SET) == (off_t)-1) {
+		pr_err("%s: cannot seek to the data at %#" PRIx64 ": %s\n",
+		       r->path, r->offset, strerror(errno));
+		return -errno;
 	}
-	mapper__stop(m);
-	if (!ret && pos < end)
-		pr_warning("%s: the data ends in a record cut after %" PRIu64 " bytes\n",
-			   r->path, end - pos);
-	return ret;
+	return reader__read_fd(r, end - r->offset);
 }
 
 /*
@@ -853,13 +666,16 @@ out:
 	return ret < 0 ? ret : 0;
 }
 
-/* A record of a stream: the kernel's, or one that perf record wrote */
-static int reader__stream_record(struct reader *r, union perf_event *event,
-				 const u8 *payload, u64 offset)
+/*
+ * A record: the kernel's, or one that perf record wrote.  Those of a
+ * stream carry what a file keeps in its header, for the session code.
+ */
+static int reader__record(struct reader *r, union perf_event *event,
+			  const u8 *payload, u64 offset)
 {
 	int ret;
 
-	if (event->header.type < PERF_RECORD_USER_TYPE_START ||
+	if (!r->stream || event->header.type < PERF_RECORD_USER_TYPE_START ||
 	    event->header.type == PERF_RECORD_FINISHED_ROUND)
 		return reader__event(r, event);
 	switch (event->header.type) {
@@ -879,8 +695,8 @@ static int reader__stream_record(struct reader *r, union perf_event *event,
 	}
 	ret = perf_session__deliver_synth_event(r->session, event, NULL);
 	if (ret < 0)
-		pr_err("%s: cannot read the record of type %u at offset %#" PRIx64 "\n",
-		       r->path, event->header.type, offset);
+		pr_err("%s: cannot read the %s record at offset %#" PRIx64 "\n",
+		       r->path, perf_event__name(event->header.type), offset);
 	return ret < 0 ? ret : 0;
 }
 
@@ -899,18 +715,25 @@ static u64 stream_payload(const union perf_event *event)
 	}
 }
 
-/* No record with its payload is longer than this in a stream perf writes */
-#define STREAM_BUF_SIZE		(1UL << 20)
+/*
+ * The data is read through a buffer, not mapped: on a guest whose
+ * hypervisor fills its shadow page tables on demand (PVM), the first
+ * touch of each page of a mapping costs more than copying it, and the
+ * buffer's pages stay in the TLB.  No record with its payload is longer
+ * than STREAM_PAYLOAD_MAX in a stream perf writes.
+ */
+#define READ_BUF_SIZE		(1UL << 20)
 #define STREAM_PAYLOAD_MAX	(1UL << 30)
 
 /* Handles the whole records of buf[0, len); returns where the rest begins. */
-static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
-			       u64 offset, size_t *used, size_t *need)
+static int reader__walk(struct reader *r, u8 *buf, size_t len, u64 offset,
+			size_t *used, size_t *need)
 {
 	size_t head = 0;
 	int ret;
 
 	*need = 0;
+	*used = 0;
 	/*
 	 * perf pads its own records (features, attrs) less than the
 	 * kernel's: after one of those, the caller moves the rest to the
@@ -921,14 +744,14 @@ static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
 		u64 size = event->header.size, payload;
 
 		if (size < sizeof(struct perf_event_header) ||
-		    (size % 8 && event->header.type < PERF_RECORD_USER_TYPE_START)) {
+		    (size % 8 && (!r->stream || event->header.type < PERF_RECORD_USER_TYPE_START))) {
 			pr_err("%s: record at offset %#" PRIx64 " has size %" PRIu64 ", not a multiple of 8 of at least its header\n",
 			       r->path, offset + head, size);
 			return -EINVAL;
 		}
 		if (size > len - head)
 			break;
-		payload = stream_payload(event);
+		payload = r->stream ? stream_payload(event) : 0;
 		if (payload % 8 || payload > STREAM_PAYLOAD_MAX) {
 			pr_err("%s: record at offset %#" PRIx64 " says %" PRIu64 " bytes follow it\n",
 			       r->path, offset + head, payload);
@@ -938,7 +761,7 @@ static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
 			*need = size + payload;
 			break;
 		}
-		ret = reader__stream_record(r, event, buf + head + size, offset + head);
+		ret = reader__record(r, event, buf + head + size, offset + head);
 		if (ret)
 			return ret;
 		head += size + payload;
@@ -947,10 +770,13 @@ static int reader__stream_walk(struct reader *r, u8 *buf, size_t len,
 	return 0;
 }
 
-/* A pipe, or a file in pipe format: read through a buffer, not mapped */
-static int reader__read_stream(struct reader *r)
+/*
+ * Reads the records from r->fd's position on, @limit bytes or until the
+ * end of a stream.
+ */
+static int reader__read_fd(struct reader *r, u64 limit)
 {
-	size_t alloc = STREAM_BUF_SIZE, len = 0, used, need = 0;
+	size_t alloc = READ_BUF_SIZE, len = 0, used, need = 0;
 	u64 offset = lseek(r->fd, 0, SEEK_CUR);
 	u8 *buf = malloc(alloc);
 	int ret = 0;
@@ -961,7 +787,7 @@ static int reader__read_stream(struct reader *r)
 	if (offset == (u64)-1)
 		offset = sizeof(struct perf_pipe_file_header);
 	for (;;) {
-		ssize_t n;
+		ssize_t n = 0;
 
 		if (need > alloc) {
 			u8 *bigger = realloc(buf, need);
@@ -973,7 +799,8 @@ static int reader__read_stream(struct reader *r)
 			buf = bigger;
 			alloc = need;
 		}
-		n = read(r->fd, buf + len, alloc - len);
+		if (limit)
+			n = read(r->fd, buf + len, min_t(u64, alloc - len, limit));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -988,8 +815,9 @@ static int reader__read_stream(struct reader *r)
 			break;
 		}
 		len += n;
+		limit -= n;
 		do {
-			ret = reader__stream_walk(r, buf, len, offset, &used, &need);
+			ret = reader__walk(r, buf, len, offset, &used, &need);
 			memmove(buf, buf + used, len - used);
 			len -= used;
 			offset += used;
@@ -1006,8 +834,8 @@ static int reader__read(struct reader *r)
 	struct perf_data *data = r->session->data;
 	int ret;
 
-	if (perf_data__is_pipe(data))
-		ret = reader__read_stream(r);
+	if (r->stream)
+		ret = reader__read_fd(r, (u64)-1);
 	else if (perf_data__is_dir(data))
 		ret = reader__read_dir(r);
 	else
@@ -1150,6 +978,7 @@ int kvm_events_read(struct kvm_events_input *input,
 		.offset		= session->header.data_offset,
 		.size		= session->header.data_size,
 		.no_rounds	= perf_data__is_dir(data),
+		.stream		= perf_data__is_pipe(data),
 		.id_pos		= -1,
 	};
 	const char *why = reader__cannot_read(session);
