@@ -143,7 +143,7 @@ done
 
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
 	f=$out/guest.data
-	if "$perf" kvm-events record -q -o "$f" -- \
+	if "$perf" kvm-events record -q --event all -o "$f" -- \
 		"$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n > /dev/null 2>&1; then
 		bench_input "guest $guest_n" "$f"
 	fi
@@ -151,6 +151,7 @@ if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
 	echo
 	echo "The guest's slowdown: perf test -w kvmguest $guest_n $guest_n $guest_n $guest_n"
 	for rec in "" "$perf kvm-events record -q -o $out/r.data --" \
+		   "$perf kvm-events record -q --event all -o $out/r.data --" \
 		   "$perf kvm stat record -q -o $out/r.data --"; do
 		# shellcheck disable=SC2086
 		t=$(for ((r = 0; r < runs; r++)); do run /dev/null $rec "$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n; echo; done | median)

@@ -109,7 +109,7 @@ for s in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 loongarch64 pvm \
 	rm -f "$dir/seeds/$s.data."*
 done
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
-   "$perf" kvm-events record -q -o "$dir/seeds/guest.data" -- \
+   "$perf" kvm-events record -q --event all -o "$dir/seeds/guest.data" -- \
 	"$perf" test -w kvmguest 5 3 4 2 > "$dir/record.log" 2>&1; then
 	rm -f "$dir/seeds/guest.data.old"
 else

@@ -20,11 +20,11 @@ report() {
 }
 
 if [ -c /dev/kvm ] &&
-   taskset -c 0 "$perf" kvm-events record -q -o "$dir/guest.data" -- \
+   taskset -c 0 "$perf" kvm-events record -q --event all -o "$dir/guest.data" -- \
 	"$perf" test -w kvmguest 50 30 40 20 > "$dir/record.log" 2>&1; then
 	echo "== The bundled KVM guest: 50 port writes, 30 port reads,"
 	echo "== 40 MMIO writes and 20 MMIO reads, recorded with"
-	echo "\$ perf kvm-events record -o $dir/guest.data -- perf test -w kvmguest 50 30 40 20"
+	echo "\$ perf kvm-events record --event all -o $dir/guest.data -- perf test -w kvmguest 50 30 40 20"
 	report -i "$dir/guest.data" --event ioport
 	report -i "$dir/guest.data" --event mmio
 	report -i "$dir/guest.data" --event userspace --stats

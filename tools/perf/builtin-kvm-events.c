@@ -120,15 +120,60 @@ static void explain_missing_tracepoints(void)
 		       path);
 }
 
-/* perf record with the kvm tracepoints; @output, if set, is its -o. */
-static int kvm_events_record_to(int argc, const char **argv, const char *output)
+/*
+ * record's own option, --event LIST: the analyses to record for.  It is
+ * taken out of the options before they go to perf record, whose -e
+ * still selects events.  Returns 1 for an option that is not it.
+ */
+static int take_event_option(const char **argv, int *i, const char **list)
+{
+	const char *arg = argv[*i];
+
+	if (!strcmp(arg, "--event")) {
+		if (!argv[*i + 1]) {
+			pr_err("perf kvm-events record: --event needs a list of analyses\n");
+			return -EINVAL;
+		}
+		*list = argv[++*i];
+		return 0;
+	}
+	if (!strncmp(arg, "--event=", 8)) {
+		*list = arg + 8;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * perf record with the kvm tracepoints of the analyses in @list (NULL:
+ * the default ones, or those of record's --event); @output, if set, is
+ * its -o.
+ */
+static int kvm_events_record_to(int argc, const char **argv, const char *list,
+				const char *output)
 {
 	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
-	int i, rec_argc = 0, found = 0, ret, nr;
+	int i, rec_argc = 0, found = 0, ret, nr, after_dashes;
 	const char **rec_argv;
+	u32 tps;
 
-	/* Every tracepoint an analysis reads, of any architecture. */
-	nr = kvm_events_tracepoints(tracepoints, ARRAY_SIZE(tracepoints));
+	/* What follows -- is the workload's. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		;
+	after_dashes = i;
+	for (i = 1; i < after_dashes; i++) {
+		ret = take_event_option(argv, &i, &list);
+		if (ret < 0)
+			return ret;
+	}
+	tps = kvm_events_record_tps(list);
+	if (!tps) {
+		pr_err("perf kvm-events record: --event %s: expected a comma separated list of %s, or all\n",
+		       list, kvm_events_analysis__names());
+		return -EINVAL;
+	}
+	/* The tracepoints of those analyses, of any architecture */
+	nr = kvm_events_tracepoints(tps, tracepoints, ARRAY_SIZE(tracepoints));
 	rec_argv = calloc(argc + 2 * nr + 10, sizeof(*rec_argv));
 	if (!rec_argv)
 		return -ENOMEM;
@@ -161,8 +206,12 @@ static int kvm_events_record_to(int argc, const char **argv, const char *output)
 		rec_argv[rec_argc++] = "-o";
 		rec_argv[rec_argc++] = output;
 	}
-	for (i = 1; i < argc; i++)
-		rec_argv[rec_argc++] = argv[i];
+	for (i = 1; i < argc; i++) {
+		int skip = i < after_dashes ? take_event_option(argv, &i, &list) : 1;
+
+		if (skip)
+			rec_argv[rec_argc++] = argv[i];
+	}
 
 	ret = cmd_record(rec_argc, rec_argv);
 	free(rec_argv);
@@ -171,7 +220,7 @@ static int kvm_events_record_to(int argc, const char **argv, const char *output)
 
 static int kvm_events_record(int argc, const char **argv)
 {
-	return kvm_events_record_to(argc, argv, NULL);
+	return kvm_events_record_to(argc, argv, NULL, NULL);
 }
 
 /* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
@@ -396,6 +445,15 @@ static void warn_if_cut_short(struct kvm_events *kvm)
  * it with the default signal actions, so that such a file gets an error,
  * not a crash.  A pipe cannot be read twice: it goes unchecked.
  */
+static int stop_at_sample(const struct perf_tool *tool __maybe_unused,
+			  union perf_event *event __maybe_unused,
+			  struct perf_sample *sample __maybe_unused,
+			  struct evsel *evsel __maybe_unused,
+			  struct machine *machine __maybe_unused)
+{
+	return -1;
+}
+
 static int check_header_in_child(struct kvm_events *kvm)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
@@ -419,7 +477,18 @@ static int check_header_in_child(struct kvm_events *kvm)
 		for (i = 0; i < ARRAY_SIZE(fatal); i++)
 			signal(fatal[i], SIG_DFL);
 		session = perf_session__new(&kvm->data, &kvm->tool);
-		_exit(IS_ERR(session) ? 1 : 0);
+		if (IS_ERR(session))
+			_exit(1);
+		/*
+		 * A file in pipe format keeps in its records what the header
+		 * of another holds: read up to the first sample.
+		 */
+		if (perf_data__is_pipe(session->data) && kvm->generic_reader) {
+			kvm->tool.ordered_events = false;
+			kvm->tool.sample = stop_at_sample;
+			perf_session__process_events(session);
+		}
+		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
 		return 0;
@@ -481,9 +550,46 @@ static int read_events(struct kvm_events *kvm)
 		kvm->report.totals.out_of_order +=
 			kvm->session->ordered_events.nr_unordered_events;
 	}
-	if (ret)
+	/* The reader names what it could not read; perf's code does not. */
+	if (ret && !handled)
 		pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
 	return ret;
+}
+
+/* BIT(tp) of each kvm tracepoint recorded */
+static u32 recorded_tps(struct kvm_events *kvm)
+{
+	const struct kvm_events_decoder *dec;
+	struct evsel *evsel;
+	u32 tps = 0;
+
+	evlist__for_each_entry(kvm->session->evlist, evsel) {
+		dec = evsel_decoder(&kvm->in, evsel);
+		if (!IS_ERR_OR_NULL(dec))
+			tps |= BIT(dec->tp);
+	}
+	return tps;
+}
+
+/* An empty table should say why: the recording lacks the events. */
+static void warn_missing_tracepoints(struct kvm_events *kvm,
+				    const struct kvm_events_analysis *analysis)
+{
+	u32 missing = kvm_events_analysis__needs(analysis) & ~recorded_tps(kvm);
+	const char *name = kvm_events_analysis__name(analysis);
+	char names[256];
+	size_t len = 0;
+	int tp;
+
+	if (!missing)
+		return;
+	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++) {
+		if (missing & BIT(tp))
+			len += scnprintf(names + len, sizeof(names) - len, "%s%s",
+					 len ? ", " : "", kvm_events_tp__name(tp));
+	}
+	pr_warning("%s: recorded without %s, which --event %s reads; where the host has them, record with: perf kvm-events record --event %s\n",
+		   kvm->input, names, name, name);
 }
 
 static int read_session(struct kvm_events *kvm,
@@ -509,6 +615,8 @@ static int read_session(struct kvm_events *kvm,
 		       kvm->input);
 		ret = -EINVAL;
 	}
+	if (!ret)
+		warn_missing_tracepoints(kvm, analysis);
 	free_decoders(session->evlist);
 	return ret;
 }
@@ -1764,7 +1872,7 @@ static int kvm_events_live(int argc, const char **argv)
 		close(pipefd[0]);
 		close(pipefd[1]);
 		argv[0] = "record";
-		exit(kvm_events_record_to(argc, argv, "-") ? 1 : 0);
+		exit(kvm_events_record_to(argc, argv, kvm->event, "-") ? 1 : 0);
 	}
 	/* The recorder's end of stream ends this: print until then. */
 	live_recorder = child;

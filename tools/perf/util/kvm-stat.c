@@ -132,6 +132,10 @@ struct kvm_events_analysis {
 	const char	*name;
 	const char	*column;
 	u32		tps;	/* BIT(tp) of each tracepoint it reads */
+	/* What record asks for it, if not tps; without needs it counts nothing */
+	u32		record_tps;
+	u32		needs;
+	bool		by_default;	/* recorded without record --event */
 	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
 	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
 	/* Optional: a sample that tells more of the open interval's key */
@@ -333,12 +337,14 @@ const char *kvm_events_tp__name(enum kvm_events_tp tp)
 	return "?";
 }
 
-size_t kvm_events_tracepoints(const char **names, size_t max)
+size_t kvm_events_tracepoints(u32 tps, const char **names, size_t max)
 {
 	static char full[ARRAY_SIZE(kvm_tps)][64];
 	size_t i, j, nr = 0;
 
 	for (i = 0; i < ARRAY_SIZE(kvm_tps) && nr < max; i++) {
+		if (!(tps & BIT(kvm_tps[i].tp)))
+			continue;
 		snprintf(full[i], sizeof(full[i]), "%s:%s", kvm_tps[i].system,
 			 kvm_tps[i].name);
 		for (j = 0; j < nr && strcmp(names[j], full[i]); j++)
@@ -949,35 +955,89 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 
 #define VMEXIT_TPS	(TP(EXIT) | TP(ENTRY))
 
+/*
+ * record takes by default what every analysis but userspace reads: those
+ * events fire once per exit of their kind.  userspace needs
+ * kvm_userspace_exit and kvm_fpu, which fire on every return to the VMM,
+ * kvm_fpu twice: record --event userspace (or all) adds them.
+ */
 static const struct kvm_events_analysis analyses[] = {
 	{ .name = "vmexit", .column = "VM-EXIT",
 	  .tps = VMEXIT_TPS | TP(EXIT_DETAIL) | TP(NESTED_EXIT) | TP(NESTED_INJECT),
+	  .needs = VMEXIT_TPS, .by_default = true,
 	  .begin = vmexit_begin, .end = entry_end, .refine = vmexit_refine,
 	  .key_name = vmexit_key_name, .is_idle = vmexit_is_idle },
 	{ .name = "mmio", .column = "MMIO Access", .tps = VMEXIT_TPS | TP(MMIO),
+	  .needs = TP(MMIO), .by_default = true,
 	  .begin = mmio_begin, .end = mmio_end,
 	  .key_name = mmio_key_name, .is_idle = never_idle },
 	/* kvm_exit gives the --top rip of the port accesses */
 	{ .name = "ioport", .column = "IO Port Access", .tps = VMEXIT_TPS | TP(PIO),
+	  .needs = TP(PIO), .by_default = true,
 	  .begin = ioport_begin, .end = entry_end,
 	  .key_name = ioport_key_name, .is_idle = never_idle },
+	/* Any event of the vcpu thread ends its time in the VMM. */
 	{ .name = "userspace", .column = "Userspace Exit",
 	  .tps = GENMASK(KVM_EVENTS_TP__NR - 1, 0),
+	  .record_tps = VMEXIT_TPS | TP(USER_EXIT) | TP(FPU),
+	  .needs = TP(USER_EXIT),
 	  .begin = userspace_begin, .end = any_end,
 	  .key_name = userspace_key_name, .is_idle = never_idle },
 	{ .name = "msr", .column = "MSR Access", .tps = VMEXIT_TPS | TP(MSR),
+	  .needs = TP(MSR), .by_default = true,
 	  .begin = msr_begin, .end = entry_end,
 	  .key_name = msr_key_name, .is_idle = never_idle },
 	{ .name = "hypercall", .column = "Hypercall",
 	  .tps = VMEXIT_TPS | TP(HYPERCALL) | TP(HYPERCALL_END),
+	  .needs = TP(HYPERCALL), .by_default = true,
 	  .begin = hypercall_begin, .end = hypercall_end,
 	  .key_name = hypercall_key_name, .is_idle = hypercall_is_idle },
 	/* kvm_vcpu_wakeup has no vcpu id: the exits around it tell it */
 	{ .name = "halt", .column = "Halt",
 	  .tps = VMEXIT_TPS | TP(WAKEUP) | TP(HALT_POLL),
+	  .needs = TP(WAKEUP), .by_default = true,
 	  .begin = no_interval, .end = no_interval, .whole = halt_whole,
 	  .key_name = halt_key_name, .is_idle = never_idle },
 };
+
+/*
+ * The tracepoints record takes for @list, a comma separated list of
+ * analyses or "all", or by default for NULL; 0 if a name is unknown.
+ */
+u32 kvm_events_record_tps(const char *list)
+{
+	char name[32];
+	u32 tps = 0;
+	size_t i, len;
+
+	if (!list) {
+		for (i = 0; i < ARRAY_SIZE(analyses); i++)
+			tps |= analyses[i].by_default ? analyses[i].tps : 0;
+		return tps;
+	}
+	for (; *list; list += len + !!list[len]) {
+		const struct kvm_events_analysis *analysis;
+
+		len = strcspn(list, ",");
+		if (len >= sizeof(name))
+			return 0;
+		memcpy(name, list, len);
+		name[len] = '\0';
+		if (!strcmp(name, "all"))
+			return GENMASK(KVM_EVENTS_TP__NR - 1, 0);
+		analysis = kvm_events_analysis__find(name);
+		if (!analysis)
+			return 0;
+		tps |= analysis->record_tps ?: analysis->tps;
+	}
+	return tps;
+}
+
+/* The tracepoints without which @analysis counts nothing */
+u32 kvm_events_analysis__needs(const struct kvm_events_analysis *analysis)
+{
+	return analysis->needs;
+}
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name)
 {

@@ -38,6 +38,9 @@ perf test -w kvmgen "$dir/good.data" vmx > /dev/null || exit 1
 head -c 4096 /dev/zero | tr '\0' 'x' > "$dir/garbage.data"
 head -c 65536 "$dir/good.data" > "$dir/cut.data"
 
+expect_error "record --event bogus" \
+	"perf kvm-events record: --event bogus: expected a comma separated list of vmexit, mmio, ioport, userspace, msr, hypercall, halt, or all" \
+	perf kvm-events record --event bogus -o "$dir/bad.data" -- true
 expect_error "missing file" "$dir/none.data: No such file or directory" \
 	perf kvm-events report -i "$dir/none.data"
 expect_error "empty file" "$dir/empty.data: empty file" \

@@ -3,8 +3,8 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # kvmgen writes the attributes perf record gives the kvm tracepoints.  Its
-# default layout must be that of 'perf kvm-events record -p PID', and
-# +system-wide that of 'perf kvm-events record -a' (which adds perf's
+# default layout must be that of 'perf kvm-events record --event all -p PID',
+# and +system-wide that of the same with -a (which adds perf's
 # dummy:u tracking event, and so PERF_SAMPLE_IDENTIFIER): every event line
 # of 'perf report --header-only' the same but for the ids and the
 # tracepoint number, which are the host's.  The tracepoints need not fire:
@@ -59,14 +59,14 @@ compare_layout() {
 
 sleep 10 &
 target=$!
-if perf kvm-events record -q -p $target -o "$dir/real-p.data" -- sleep 0.1 > /dev/null 2>&1; then
+if perf kvm-events record -q --event all -p $target -o "$dir/real-p.data" -- sleep 0.1 > /dev/null 2>&1; then
 	compare_layout "$dir/real-p.data" ""
 else
 	echo "FAIL: perf kvm-events record -p"
 	err=1
 fi
 kill $target 2> /dev/null
-if perf kvm-events record -q -a -o "$dir/real-a.data" -- sleep 0.1 > /dev/null 2>&1; then
+if perf kvm-events record -q --event all -a -o "$dir/real-a.data" -- sleep 0.1 > /dev/null 2>&1; then
 	compare_layout "$dir/real-a.data" +system-wide
 else
 	echo "FAIL: perf kvm-events record -a"

@@ -37,7 +37,7 @@ expect_samples() {
 # One CPU: on some hosts (seen on a PVM backend) a recording whose
 # producer and consumer run on different CPUs gains duplicate samples
 # and drops others without any PERF_RECORD_LOST.
-if ! taskset -c 0 perf kvm-events record -q -o "$dir/guest.data" -- \
+if ! taskset -c 0 perf kvm-events record -q --event all -o "$dir/guest.data" -- \
 		perf test -w kvmguest 7 5 4 3 > "$dir/record.log" 2>&1; then
 	echo "FAIL: perf kvm-events record of the guest"
 	cat "$dir/record.log"
