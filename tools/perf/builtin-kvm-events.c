@@ -69,7 +69,7 @@ struct kvm_events {
 	const char			*fields;
 	const char			*duration;
 	double				duration_us;
-	int				top;
+	const char			*top;
 	bool				stats;
 	bool				split_idle;
 	bool				per_vcpu;
@@ -396,6 +396,13 @@ static int parse_time_option(struct kvm_events *kvm)
 
 	if (!kvm->time)
 		return 0;
+	/* Percents are of the span the header gives: a pipe's has none. */
+	if (strchr(kvm->time, '%') &&
+	    kvm->session->evlist->last_sample_time <= kvm->session->evlist->first_sample_time) {
+		pr_err("perf kvm-events report: --time %s: %s has no first and last sample times (recorded to a pipe, or with -B): give the range in seconds\n",
+		       kvm->time, kvm->input);
+		return -EINVAL;
+	}
 	if (perf_time__parse_for_ranges(kvm->time, kvm->session,
 					&kvm->opts.time_ranges, &size, &num)) {
 		pr_err("perf kvm-events report: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
@@ -746,6 +753,45 @@ static const struct column *column__find(const char *name)
 	return NULL;
 }
 
+/* --threads: unset, 1 or 2 */
+#define THREADS_DEFAULT	(-1)
+
+/* A count option: decimal, from @min to @max */
+static int parse_u32(const char *cmd, const char *opt, const char *arg,
+		     u32 min, u32 max, u32 *val)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*arg < '0' || *arg > '9' || *end || errno || v < min || v > max) {
+		pr_err("perf kvm-events %s: %s %s: expected a number from %u to %u\n",
+		       cmd, opt, arg, min, max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* -p: process ids, comma separated, none empty */
+static bool valid_pid_list(const char *list)
+{
+	unsigned long long pid;
+	char *end;
+
+	do {
+		if (*list < '0' || *list > '9')
+			return false;
+		errno = 0;
+		pid = strtoull(list, &end, 10);
+		if (errno || pid > INT_MAX || (*end && *end != ','))
+			return false;
+		list = *end ? end + 1 : end;
+	} while (*end);
+	return true;
+}
+
 static int parse_fields(struct kvm_events *kvm, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
@@ -757,9 +803,15 @@ static int parse_fields(struct kvm_events *kvm, const char *list)
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct column *col = column__find(tok);
 
-		if (!col || kvm->nr_columns == (int)ARRAY_SIZE(kvm->columns)) {
+		if (!col) {
 			pr_err("perf kvm-events report: --fields %s: unknown field '%s', expected any of %s\n",
 			       list, tok, STATS_FIELDS);
+			ret = -EINVAL;
+			break;
+		}
+		if (kvm->nr_columns == (int)ARRAY_SIZE(kvm->columns)) {
+			pr_err("perf kvm-events report: --fields %s: more than %zu fields\n",
+			       list, ARRAY_SIZE(kvm->columns));
 			ret = -EINVAL;
 			break;
 		}
@@ -770,6 +822,11 @@ static int parse_fields(struct kvm_events *kvm, const char *list)
 			kvm->opts.stddev = true;
 	}
 	free(copy);
+	if (!ret && !kvm->nr_columns) {
+		pr_err("perf kvm-events report: --fields '%s': no field, expected any of %s\n",
+		       list, STATS_FIELDS);
+		ret = -EINVAL;
+	}
 	return ret;
 }
 
@@ -1011,6 +1068,8 @@ static void print_footer(struct kvm_events *kvm, FILE *fp)
 			t->no_end + t->no_begin, t->no_end, t->no_begin);
 	if (t->filtered)
 		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
+	if (t->no_memory)
+		fprintf(fp, "Left out for lack of memory:%" PRIu64 " samples.\n", t->no_memory);
 	if (kvm_events_totals__lost(t))
 		fprintf(fp, "Lost events:%" PRIu64 ", in %" PRIu64 " chunks.\n",
 			kvm_events_totals__lost(t), t->lost_chunks);
@@ -1018,8 +1077,9 @@ static void print_footer(struct kvm_events *kvm, FILE *fp)
 		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
 			t->out_of_order);
 	if (verbose > 0)
-		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 ".\n",
-			t->read, t->keyed, t->paired_end, t->filtered, t->unused);
+		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 " + left out for lack of memory %" PRIu64 ".\n",
+			t->read, t->keyed, t->paired_end, t->filtered, t->unused,
+			t->no_memory);
 }
 
 static void print_tables(struct kvm_events *kvm, struct kvm_events_key **keys,
@@ -1063,8 +1123,11 @@ static const char * const group_names[] = {
 static void json_key(struct kvm_events *kvm, struct kvm_events_key *key,
 		     const struct table_totals *totals, FILE *fp)
 {
-	fprintf(fp, "    {\"group\": %u, \"key\": ",
-		key->group == KVM_EVENTS_NO_VCPU ? 0 : key->group);
+	/* A vcpu whose id no event recorded is no vcpu 0: null. */
+	if (kvm->opts.group == KVM_EVENTS_GROUP_VCPU && key->group == KVM_EVENTS_NO_VCPU)
+		fprintf(fp, "    {\"group\": null, \"key\": ");
+	else
+		fprintf(fp, "    {\"group\": %u, \"key\": ", key->group);
 	json_string(key->name, fp);
 	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
 		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
@@ -1118,6 +1181,31 @@ static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
 	}
 }
 
+/* --top in JSON: the slowest events, slowest first */
+static void json_top(struct kvm_events *kvm, FILE *fp)
+{
+	const struct kvm_events_report *r = &kvm->report;
+	u32 i;
+
+	fprintf(fp, "  \"top\": [");
+	for (i = 0; i < r->nr_top; i++) {
+		const struct kvm_events_outlier *o = &r->top[i];
+		char name[KVM_EVENTS_NAME_LEN];
+
+		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		fprintf(fp, "%s\n    {\"time_ns\": %" PRIu64 ", \"vcpu\": ", i ? "," : "", o->time);
+		if (o->vcpu == KVM_EVENTS_NO_VCPU)
+			fprintf(fp, "null");
+		else
+			fprintf(fp, "%u", o->vcpu);
+		fprintf(fp, ", \"pid\": %u, \"key\": ", o->pid);
+		json_string(name, fp);
+		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": \"%#" PRIx64 "\"}",
+			o->duration, o->rip);
+	}
+	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
+}
+
 static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 		       size_t nr, FILE *fp)
 {
@@ -1147,15 +1235,19 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 		json_key(kvm, keys[i], &totals, fp);
 		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
 	}
-	fprintf(fp, "  ],\n  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
+	fprintf(fp, "  ],\n");
+	if (kvm->opts.top)
+		json_top(kvm, fp);
+	fprintf(fp, "  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
 		", \"total_ns\": %" PRIu64 ", \"no_end\": %" PRIu64 ", \"no_begin\": %" PRIu64
 		", \"filtered\": %" PRIu64 ", \"paired_ends\": %" PRIu64 ", \"other\": %" PRIu64
+		", \"no_memory\": %" PRIu64
 		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
 		", \"perf_record_lost\": %" PRIu64 ", \"perf_record_lost_samples\": %" PRIu64
 		", \"out_of_order\": %" PRIu64 "},\n"
 		"  \"events_read\": {",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, kvm_events_totals__lost(t), t->lost_chunks,
+		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
 	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_events_tp__name(tp), t->by_tp[tp],
@@ -1177,20 +1269,24 @@ static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
 		kvm->vcpus ?: "", kvm->pids ?: "", kvm->time ?: "", kvm->duration_us);
 	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
 		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
-		" paired_ends=%" PRIu64 " other=%" PRIu64 " lost_events=%" PRIu64
+		" paired_ends=%" PRIu64 " other=%" PRIu64 " no_memory=%" PRIu64
+		" lost_events=%" PRIu64
 		" lost_chunks=%" PRIu64 " perf_record_lost=%" PRIu64
 		" perf_record_lost_samples=%" PRIu64 " out_of_order=%" PRIu64 "\n",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, kvm_events_totals__lost(t), t->lost_chunks,
+		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
 	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];
 
 		group_totals(keys, nr, i, &totals);
-		fprintf(fp, "%u,%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
-			key->group == KVM_EVENTS_NO_VCPU ? 0 : key->group, key->name,
-			key->samples, key->timed, col_samples_share(key, &totals),
+		/* An unknown vcpu: an empty cell */
+		if (kvm->opts.group != KVM_EVENTS_GROUP_VCPU || key->group != KVM_EVENTS_NO_VCPU)
+			fprintf(fp, "%u", key->group);
+		fprintf(fp, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
+			key->name, key->samples, key->timed,
+			col_samples_share(key, &totals),
 			col_time_share(key, &totals), key->total_ns);
 		if (key->timed)
 			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
@@ -1227,6 +1323,12 @@ static int print_report(struct kvm_events *kvm)
 	else
 		print_tables(kvm, keys, nr, stdout);
 	free(keys);
+	/* What was left out is in the output; the report is still incomplete. */
+	if (kvm->report.totals.no_memory) {
+		pr_err("%s: out of memory: %" PRIu64 " samples left out, the report is incomplete\n",
+		       kvm->input, kvm->report.totals.no_memory);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -1280,7 +1382,8 @@ static int parse_vcpus(struct kvm_events *kvm)
 				goto bad;
 			hi = strtoull(end + 1, &end, 10);
 		}
-		if (lo > hi || hi > UINT32_MAX || (*end && *end != ','))
+		/* ~0U is no vcpu id: the one of samples without one */
+		if (lo > hi || hi >= KVM_EVENTS_NO_VCPU || (*end && *end != ','))
 			goto bad;
 		ranges = reallocarray(ranges, nr + 1, sizeof(*ranges));
 		if (!ranges)
@@ -1297,8 +1400,8 @@ static int parse_vcpus(struct kvm_events *kvm)
 	return 0;
 bad:
 	free(ranges);
-	pr_err("perf kvm-events report: --vcpu %s: expected vcpu ids and ranges, like 0,2-5\n",
-	       kvm->vcpus);
+	pr_err("perf kvm-events report: --vcpu %s: expected vcpu ids (up to %u) and ranges, like 0,2-5\n",
+	       kvm->vcpus, KVM_EVENTS_NO_VCPU - 1);
 	return -EINVAL;
 }
 
@@ -1314,7 +1417,7 @@ static int parse_report_options(struct kvm_events *kvm,
 	if (parse_sort(kvm) || parse_vcpus(kvm))
 		return -EINVAL;
 	if (kvm->pids) {
-		kvm->opts.pids = intlist__new(kvm->pids);
+		kvm->opts.pids = valid_pid_list(kvm->pids) ? intlist__new(kvm->pids) : NULL;
 		if (!kvm->opts.pids) {
 			pr_err("perf kvm-events report: --pid %s: expected a list of process ids\n",
 			       kvm->pids);
@@ -1324,26 +1427,25 @@ static int parse_report_options(struct kvm_events *kvm,
 	if (kvm->duration) {
 		char *end;
 
+		/* In ns, it must fit a u64: up to about 213 days. */
 		kvm->duration_us = strtod(kvm->duration, &end);
-		if (end == kvm->duration || *end || !(kvm->duration_us >= 0)) {
-			pr_err("perf kvm-events report: --duration %s: expected microseconds >= 0\n",
-			       kvm->duration);
+		if (end == kvm->duration || *end || !(kvm->duration_us >= 0) ||
+		    !(kvm->duration_us * 1000 < (double)UINT64_MAX)) {
+			pr_err("perf kvm-events report: --duration %s: expected microseconds from 0 to %" PRIu64 "\n",
+			       kvm->duration, UINT64_MAX / 1000);
 			return -EINVAL;
 		}
 	}
 	kvm->opts.min_duration = kvm->duration_us * 1000;
-	if (kvm->threads < 0 || kvm->threads > 2) {
+	if (kvm->threads != THREADS_DEFAULT && (kvm->threads < 1 || kvm->threads > 2)) {
 		pr_err("perf kvm-events report: --threads %d: expected 1 or 2\n", kvm->threads);
 		return -EINVAL;
 	}
 	/* The second thread takes half the work, where there is a CPU for it. */
-	if (!kvm->threads)
+	if (kvm->threads == THREADS_DEFAULT)
 		kvm->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-	if (kvm->top < 0) {
-		pr_err("perf kvm-events report: --top %d: expected a count >= 0\n", kvm->top);
+	if (kvm->top && parse_u32("report", "--top", kvm->top, 0, UINT32_MAX, &kvm->opts.top))
 		return -EINVAL;
-	}
-	kvm->opts.top = kvm->top;
 	if (kvm->per_vcpu && kvm->per_vm) {
 		pr_err("perf kvm-events report: --per-vcpu and --per-vm: choose one\n");
 		return -EINVAL;
@@ -1390,6 +1492,7 @@ static int kvm_events_report(int argc, const char **argv)
 {
 	struct kvm_events kvm = {
 		.input		= "perf.data",
+		.threads	= THREADS_DEFAULT,
 		.event		= "vmexit",
 		.sort_name	= "sample",
 	};
@@ -1415,7 +1518,7 @@ static int kvm_events_report(int argc, const char **argv)
 		    "draw a log2 latency histogram of each key"),
 	OPT_BOOLEAN(0, "per-vcpu", &kvm.per_vcpu, "one table per vcpu"),
 	OPT_BOOLEAN(0, "per-vm", &kvm.per_vm, "one table per VM process"),
-	OPT_INTEGER(0, "top", &kvm.top, "list the N slowest events"),
+	OPT_STRING(0, "top", &kvm.top, "n", "list the N slowest events"),
 	OPT_BOOLEAN(0, "split-idle", &kvm.split_idle,
 		    "set idle exits (HLT) apart, out of Time%"),
 	OPT_BOOLEAN(0, "json", &kvm.json, "print every statistic as JSON"),
@@ -1458,13 +1561,20 @@ static void free_map_ptrs(struct hashmap *map)
 }
 
 /* The seconds between the first and the last sample of the recording */
+/*
+ * From the header's first and last sample times, or where it has none
+ * (a pipe, perf record -B), from those of the kvm samples read.
+ */
 static double recording_seconds(struct kvm_events *kvm)
 {
 	struct evlist *evlist = kvm->session->evlist;
+	u64 first = evlist->first_sample_time, last = evlist->last_sample_time;
 
-	if (evlist->last_sample_time <= evlist->first_sample_time)
-		return 0;
-	return (evlist->last_sample_time - evlist->first_sample_time) / 1e9;
+	if (last <= first) {
+		first = kvm->report.totals.first_time;
+		last = kvm->report.totals.last_time;
+	}
+	return last > first ? (last - first) / 1e9 : 0;
 }
 
 struct diff_row {
@@ -1583,9 +1693,24 @@ static int print_diff(struct kvm_events *old, struct kvm_events *new)
 	return 0;
 }
 
+/* Exit reasons of two architectures share no keys. */
+static int same_arch(struct kvm_events *old, struct kvm_events *new)
+{
+	const char *a = perf_env__arch(&old->session->header.env);
+	const char *b = perf_env__arch(&new->session->header.env);
+
+	if (!strcmp(a, b))
+		return 0;
+	pr_err("perf kvm-events diff: %s was recorded on %s, %s on %s: their exits cannot be compared\n",
+	       old->input, a, new->input, b);
+	return -EINVAL;
+}
+
 static int kvm_events_diff(int argc, const char **argv)
 {
-	struct kvm_events old = { .event = "vmexit", .sort_name = "sample" };
+	struct kvm_events old = {
+		.event = "vmexit", .sort_name = "sample", .threads = THREADS_DEFAULT,
+	};
 	struct kvm_events new;
 	const struct option options[] = {
 	OPT_STRING(0, "event", &old.event, "event",
@@ -1615,6 +1740,8 @@ static int kvm_events_diff(int argc, const char **argv)
 	ret = kvm_events__load(&old);
 	if (!ret)
 		ret = kvm_events__load(&new);
+	if (!ret)
+		ret = same_arch(&old, &new);
 	if (!ret)
 		ret = print_diff(&old, &new);
 	kvm_events__exit(&old);
@@ -1819,14 +1946,16 @@ static int kvm_events_live(int argc, const char **argv)
 	struct live live = {
 		.kvm = {
 			.input		= "-",
+			.threads	= THREADS_DEFAULT,
 			.event		= "vmexit",
 			.sort_name	= "sample",
 		},
 	};
 	struct kvm_events *kvm = &live.kvm;
-	unsigned int delay = 1;
+	const char *delay_arg = NULL;
+	u32 delay = 1;
 	const struct option options[] = {
-	OPT_UINTEGER('d', "delay", &delay, "seconds between refreshes (default: 1)"),
+	OPT_STRING('d', "delay", &delay_arg, "secs", "seconds between refreshes (default: 1)"),
 	OPT_STRING(0, "event", &kvm->event, "event",
 		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
 	OPT_STRING(0, "vcpu", &kvm->vcpus, "vcpus",
@@ -1851,10 +1980,8 @@ static int kvm_events_live(int argc, const char **argv)
 	argc = parse_options(argc, argv, options, usage,
 			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
 			     PARSE_OPT_KEEP_ARGV0);
-	if (!delay) {
-		pr_err("perf kvm-events live: --delay 0: expected seconds >= 1\n");
+	if (delay_arg && parse_u32("live", "--delay", delay_arg, 1, 86400, &delay))
 		return 1;
-	}
 	live.interval_ns = delay * 1000000000ULL;
 	live.next_print = monotonic_ns() + live.interval_ns;
 	live.clear = isatty(STDOUT_FILENO);

@@ -1011,6 +1011,8 @@ int kvm_events_read(struct kvm_events_input *input,
 	if (r.unknown_id)
 		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",
 			   r.path, r.unknown_id);
+	if (ret == -ENOMEM)
+		pr_err("%s: out of memory while reading the events\n", r.path);
 	reader__free_layouts(&r);
 	free(r.queue);
 	free(r.merge_buf);

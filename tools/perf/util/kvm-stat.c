@@ -953,6 +953,9 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 
 #define TP(tp)	BIT(KVM_EVENTS_TP_##tp)
 
+/* What --top allocates first: most ask for a few */
+#define TOP_MIN_ALLOC	64
+
 #define VMEXIT_TPS	(TP(EXIT) | TP(ENTRY))
 
 /*
@@ -1308,8 +1311,10 @@ int kvm_events_report__init(struct kvm_events_report *report,
 		report->keys = report->vcpus = NULL;
 		return -ENOMEM;
 	}
+	/* --top N: the heap grows as events come, up to N */
 	if (report->opts.top) {
-		report->top = calloc(report->opts.top, sizeof(*report->top));
+		report->alloc_top = min_t(u32, report->opts.top, TOP_MIN_ALLOC);
+		report->top = calloc(report->alloc_top, sizeof(*report->top));
 		if (!report->top)
 			return -ENOMEM;
 	}
@@ -1484,12 +1489,36 @@ static void top_sift_down(struct kvm_events_outlier *heap, u32 nr, u32 i)
 	}
 }
 
+/* Room for one more in the heap; false if there is no memory for it */
+static bool top_grow(struct kvm_events_report *report)
+{
+	u32 alloc = report->alloc_top;
+	void *top;
+
+	if (report->nr_top < alloc)
+		return true;
+	alloc = alloc > report->opts.top / 2 ? report->opts.top : alloc * 2;
+	top = reallocarray(report->top, alloc, sizeof(*report->top));
+	if (!top)
+		return false;
+	report->top = top;
+	report->alloc_top = alloc;
+	return true;
+}
+
 static void top_add(struct kvm_events_report *report,
 		    const struct kvm_events_outlier *o)
 {
-	struct kvm_events_outlier *heap = report->top;
+	struct kvm_events_outlier *heap;
 	u32 i;
 
+	/* Without memory for more, the slowest of those kept stay. */
+	if (report->nr_top < report->opts.top && !top_grow(report)) {
+		pr_warning_once("kvm-events: out of memory, --top keeps the slowest of %u events\n",
+				report->nr_top);
+		report->opts.top = report->nr_top;
+	}
+	heap = report->top;
 	if (report->nr_top == report->opts.top) {
 		if (o->duration <= heap[0].duration)
 			return;
@@ -1572,8 +1601,7 @@ static void account(struct kvm_events_report *report,
 	entry = key__get(report, key, group_of(report, vcpu));
 	if (!entry) {
 		/* Out of memory: say so in the buckets rather than crash. */
-		pr_warning_once("kvm-events: out of memory, samples are left out\n");
-		report->totals.unused++;
+		report->totals.no_memory++;
 		return;
 	}
 	entry->samples++;
@@ -1708,9 +1736,13 @@ void kvm_events_report__add(struct kvm_events_report *report,
 	}
 	report->totals.read++;
 	report->totals.by_tp[s->tp]++;
+	/* They come in time order. */
+	if (!report->totals.first_time)
+		report->totals.first_time = s->time;
+	report->totals.last_time = s->time;
 	vcpu = vcpu_state__get(report, s);
 	if (!vcpu) {
-		report->totals.unused++;
+		report->totals.no_memory++;
 		return;
 	}
 	if (vcpu->pid != s->pid)

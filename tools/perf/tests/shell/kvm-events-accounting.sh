@@ -29,8 +29,8 @@ t = r["totals"]
 checks = {
     "read == perf script samples": t["read"] == script,
     "read == sum of events_read": t["read"] == sum(r["events_read"].values()),
-    "read == samples + paired_ends + filtered + other":
-        t["read"] == t["samples"] + t["paired_ends"] + t["filtered"] + t["other"],
+    "read == samples + paired_ends + filtered + other + no_memory":
+        t["read"] == t["samples"] + t["paired_ends"] + t["filtered"] + t["other"] + t["no_memory"],
     "samples == sum over keys": t["samples"] == sum(k["samples"] for k in r["keys"]),
     "untimed == no_end + no_begin":
         sum(k["samples"] - k["timed"] for k in r["keys"]) == t["no_end"] + t["no_begin"],

@@ -29,4 +29,29 @@ perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' HLT .* gone ' |
 perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' hlt .* new ' ||
 	{ echo "FAIL: hlt is not shown as new"; err=1; }
 
+# A pipe recording has no sample times in its header: its span comes from
+# its samples, and the same events as a file give no change at all.
+perf test -w kvmgen "$dir/old.pipe" vmx+pipe 1000 > /dev/null || exit 1
+perf kvm-events diff "$dir/old.pipe" "$dir/old.data" > "$dir/pipe.diff" || err=1
+if ! grep -q "^Compare $dir/old.pipe (0\.[0-9]*s) with $dir/old.data (0\.[0-9]*s):" "$dir/pipe.diff" ||
+   grep -q -e new -e gone "$dir/pipe.diff" ||
+   [ "$(grep -c '%' "$dir/pipe.diff")" != "$(grep -c '+0.00%  .* +0.00%  .* +0.00%' "$dir/pipe.diff")" ]; then
+	echo "FAIL: a pipe recording and the same events in a file differ:"
+	cat "$dir/pipe.diff"
+	err=1
+fi
+perf kvm-events report -i "$dir/old.pipe" --time 10%-90% > /dev/null 2> "$dir/time.err" &&
+	{ echo "FAIL: --time in percents of a pipe recording: exit 0"; err=1; }
+grep -q "old.pipe has no first and last sample times" "$dir/time.err" ||
+	{ echo "FAIL: --time in percents of a pipe recording:"; cat "$dir/time.err"; err=1; }
+
+# Exit reasons of two architectures: refused
+perf test -w kvmgen "$dir/arm64.data" arm64 1000 > /dev/null || exit 1
+if perf kvm-events diff "$dir/old.data" "$dir/arm64.data" > /dev/null 2> "$dir/arch.err" ||
+   ! grep -q "was recorded on x86, .* on arm64: their exits cannot be compared" "$dir/arch.err"; then
+	echo "FAIL: diff of x86 and arm64 recordings:"
+	cat "$dir/arch.err"
+	err=1
+fi
+
 exit $err

@@ -55,28 +55,51 @@ expect_error "unknown --key" "--key foo: unknown, expected one of sample, time, 
 	perf kvm-events report -i "$dir/good.data" --key foo
 expect_error "unknown --fields" "--fields samples,bogus: unknown field 'bogus'" \
 	perf kvm-events report -i "$dir/good.data" --fields samples,bogus
-expect_error "bad --duration" "--duration 1x: expected microseconds >= 0" \
+expect_error "bad --duration" "--duration 1x: expected microseconds from 0 to" \
 	perf kvm-events report -i "$dir/good.data" --duration 1x
 expect_error "bad --time" "--time nonsense: expected start,end" \
 	perf kvm-events report -i "$dir/good.data" --time nonsense
-expect_error "reversed --vcpu range" "--vcpu 3-1: expected vcpu ids and ranges" \
+expect_error "reversed --vcpu range" "--vcpu 3-1: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 3-1
-expect_error "--vcpu past 2^32-1" "--vcpu 4294967296: expected vcpu ids and ranges" \
+expect_error "--vcpu past 2^32-1" "--vcpu 4294967296: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 4294967296
-expect_error "--vcpu ending in a comma" "--vcpu 1,: expected vcpu ids and ranges" \
+expect_error "--vcpu ending in a comma" "--vcpu 1,: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 1,
 expect_error "two groupings" "--per-vcpu and --per-vm: choose one" \
 	perf kvm-events report -i "$dir/good.data" --per-vcpu --per-vm
 expect_error "two formats" "--json and --csv: choose one" \
 	perf kvm-events report -i "$dir/good.data" --json --csv
-expect_error "negative --top" "--top -1: expected a count >= 0" \
+expect_error "negative --top" "--top -1: expected a number from 0 to 4294967295" \
 	perf kvm-events report -i "$dir/good.data" --top -1
-expect_error "bad --vcpu" "--vcpu one: expected vcpu ids and ranges, like 0,2-5" \
+expect_error "bad --vcpu" "--vcpu one: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu one
-expect_error "negative --vcpu" "--vcpu -5: expected vcpu ids and ranges, like 0,2-5" \
+expect_error "negative --vcpu" "--vcpu -5: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu -5
 expect_error "bad --pid" "--pid x: expected a list of process ids" \
 	perf kvm-events report -i "$dir/good.data" --pid x
+expect_error "--top past 2^32-1" "--top 4294967296: expected a number from 0 to 4294967295" \
+	perf kvm-events report -i "$dir/good.data" --top 4294967296
+expect_error "--vcpu of no vcpu id" "--vcpu 4294967295: expected vcpu ids (up to 4294967294)" \
+	perf kvm-events report -i "$dir/good.data" --vcpu 4294967295
+for d in 1e20 inf nan -1 1.8446744073709553e16; do
+	expect_error "--duration $d" "--duration $d: expected microseconds from 0 to 18446744073709551" \
+		perf kvm-events report -i "$dir/good.data" --duration $d
+done
+for p in "" -1 "1,,2" "1," ",1" 99999999999; do
+	expect_error "-p '$p'" "--pid $p: expected a list of process ids" \
+		perf kvm-events report -i "$dir/good.data" -p "$p"
+done
+expect_error "--threads 0" "--threads 0: expected 1 or 2" \
+	perf kvm-events report -i "$dir/good.data" --threads 0
+expect_error "empty --fields" "--fields '': no field, expected any of" \
+	perf kvm-events report -i "$dir/good.data" --fields ""
+expect_error "17 --fields" "more than 16 fields" \
+	perf kvm-events report -i "$dir/good.data" \
+	--fields samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples
+for d in 0 4294967296 x; do
+	expect_error "live -d $d" "perf kvm-events live: --delay $d: expected a number from 1 to 86400" \
+		perf kvm-events live -d $d -- true
+done
 expect_error "unknown subcommand" "unknown command 'bogus'" \
 	perf kvm-events bogus
 

@@ -68,6 +68,9 @@
  *                data as records
  *   threads      --threads: OUT is a directory, OUT/data the header and
  *                side-band records, OUT/data.N cpu N's samples, no rounds
+ *   lost         -m 1 on a busy host: a PERF_RECORD_LOST at each round's
+ *                end, and the same losses again as perf record ends, in
+ *                PERF_RECORD_LOST_SAMPLES; .truth says how many ('lost')
  *
  * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
  * 0-3) of pid 4242, except two-vms.  The files are written in this host's
@@ -1619,6 +1622,7 @@ struct truth {
 	u64 tp_samples[NR_KVM_TPS];
 	u64 orphan_entries;
 	u64 migrations;
+	u64 lost;		/* +lost: what the LOST records say was lost */
 };
 
 struct out_file {
@@ -1704,6 +1708,7 @@ struct layout {
 	bool single;		/* +single: kvm_exit alone, so no sample id */
 	bool pipe;		/* +pipe: -o -, the pipe format */
 	bool threads;		/* +threads: --threads, a directory */
+	bool lost;		/* +lost: a ring buffer overflowed */
 };
 
 struct kvmgen {
@@ -2086,6 +2091,48 @@ static void put_sample_tail(struct kvmgen *g, u8 *p, const struct vcpu *v)
 		put_u64(p, 0);
 }
 
+/*
+ * +lost: at the end of each round, a PERF_RECORD_LOST of LOST_PER_ROUND
+ * events on the cpu of the last sample, as the kernel writes when a ring
+ * buffer is full.  perf record then reports the same events again at its
+ * end, with a PERF_RECORD_LOST_SAMPLES per event (write_lost_samples()).
+ */
+#define LOST_PER_ROUND	7
+
+static void write_lost(struct kvmgen *g, u32 cpu)
+{
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_LOST,
+		.size = sizeof(hdr) + 2 * sizeof(u64) + SAMPLE_ID_TRAILER_SIZE,
+	};
+	u8 *p = out_reserve(&g->out, hdr.size);
+
+	memset(p, 0, hdr.size);
+	memcpy(p, &hdr, sizeof(hdr));
+	p = put_u64(p + sizeof(hdr), sample_id(g, g->tps[0], cpu));
+	put_u64(p, LOST_PER_ROUND);
+	g->truth.lost += LOST_PER_ROUND;
+}
+
+/* The lost events split over the kvm evsels, the rest on the first */
+static void write_lost_samples(struct kvmgen *g)
+{
+	struct perf_event_header hdr = {
+		.type = PERF_RECORD_LOST_SAMPLES,
+		.size = sizeof(hdr) + sizeof(u64) + SAMPLE_ID_TRAILER_SIZE,
+	};
+	unsigned int i, nr = g->layout.single ? 1 : g->nr_tps;
+
+	for (i = 0; i < nr; i++) {
+		u8 *p = out_reserve(&g->out, hdr.size);
+		u64 lost = g->truth.lost / nr + (i ? 0 : g->truth.lost % nr);
+
+		memset(p, 0, hdr.size);
+		memcpy(p, &hdr, sizeof(hdr));
+		put_u64(p + sizeof(hdr), lost);
+	}
+}
+
 /* One PERF_RECORD_SAMPLE of tracepoint tp, raw data encoded from values */
 static void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 			    enum kvm_tp tp, u64 *values)
@@ -2127,6 +2174,8 @@ counted:
 		g->first_sample_time = v->clock;
 	g->truth.tp_samples[tp]++;
 	if (++g->samples_in_round == SAMPLES_PER_ROUND) {
+		if (g->layout.lost)
+			write_lost(g, v->cpu);
 		if (g->percpu)
 			percpu_write_round(g, false);
 		write_finished_round(g);
@@ -3516,6 +3565,8 @@ static void write_events(struct kvmgen *g)
 	if (g->percpu)
 		percpu_write_round(g, true);
 	write_finished_round(g);
+	if (g->layout.lost)
+		write_lost_samples(g);
 	events_finish(&g->events);
 }
 
@@ -4075,9 +4126,10 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		fprintf(fp, " %s:%s %llu", tp_system(g, g->tps[i]),
 			tp_name(g, g->tps[i]),
 			(unsigned long long)t->tp_samples[g->tps[i]]);
-	fprintf(fp, "\n# orphan_entries %llu migrations %llu\n",
+	fprintf(fp, "\n# orphan_entries %llu migrations %llu lost %llu\n",
 		(unsigned long long)t->orphan_entries,
-		(unsigned long long)t->migrations);
+		(unsigned long long)t->migrations,
+		(unsigned long long)t->lost);
 	if (g->nr_exits > EVENTS_MAX_EXITS)
 		fprintf(fp, "# events not written: exits %u > %d\n",
 			g->nr_exits, EVENTS_MAX_EXITS);
@@ -4293,6 +4345,7 @@ static const struct {
 	{ "single",		0,			0 },		/* -e kvm:kvm_exit */
 	{ "pipe",		0,			0 },		/* -o - */
 	{ "threads",		0,			0 },		/* --threads */
+	{ "lost",		0,			0 },		/* -m 1 */
 };
 
 static int parse_layout(struct kvmgen *g, char *modifiers)
@@ -4315,6 +4368,7 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 		g->layout.single |= !strcmp(name, "single");
 		g->layout.pipe |= !strcmp(name, "pipe");
 		g->layout.threads |= !strcmp(name, "threads");
+		g->layout.lost |= !strcmp(name, "lost");
 	}
 	if (g->layout.threads && (g->layout.pipe || g->sc->percpu))
 		return -EINVAL;
