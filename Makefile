@@ -7,7 +7,7 @@
 #   make check      run the tests and checkpatch
 #   make check SANITIZE=1
 #                   the same with a perf built with ASan and UBSan
-#   make fuzz [FUZZ_SECONDS=N]
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_MODE=file|pipe|stdin|dir]
 #                   fuzz perf kvm-events report with AFL++ (default 300 s)
 #   make run        record the bundled KVM guest and print the reports
 #   make series     write the work as a git am-able series to build/series
@@ -114,6 +114,8 @@ endif
 # makes the seeds, and the sanitized perf runs every input the fuzzers
 # kept, for the undefined behaviour that the fuzzed perf does not check.
 FUZZ_SECONDS ?= 300
+# file, pipe, stdin or dir: see scripts/fuzz.sh
+FUZZ_MODE ?= file
 
 perf-fuzz: deps tree
 	@scripts/fuzz.sh --deps
@@ -127,8 +129,8 @@ perf-fuzz: deps tree
 	@echo "  PERF   $(FUZZ_OUT)/perf (AFL++, ASan)"
 
 fuzz: perf perf-san perf-fuzz
-	@scripts/fuzz.sh $(FUZZ_OUT)/perf $(PERF) $(BUILD)/fuzz $(FUZZ_SECONDS) \
-		$(SAN_OUT)/perf
+	@FUZZ_MODE=$(FUZZ_MODE) scripts/fuzz.sh $(FUZZ_OUT)/perf $(PERF) \
+		$(BUILD)/fuzz-$(FUZZ_MODE) $(FUZZ_SECONDS) $(SAN_OUT)/perf
 
 run: perf
 	@scripts/run.sh $(PERF)

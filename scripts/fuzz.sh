@@ -6,9 +6,17 @@
 #	otherwise print the exact apt-get line and fail.
 #
 # fuzz.sh FUZZPERF PERF DIR [SECONDS [SANPERF]]
-#	Coverage-guided fuzzing of `perf kvm-events report -i FILE` with
-#	AFL++ in file mode.  FUZZPERF is perf built with afl-clang-fast and
-#	ASan, PERF the normal build, which makes the seeds.
+#	Coverage-guided fuzzing of `perf kvm-events report` with AFL++.
+#	FUZZPERF is perf built with afl-clang-fast and ASan, PERF the normal
+#	build, which makes the seeds.  FUZZ_MODE says what is fuzzed:
+#	  file   a perf.data file (-i FILE), the default
+#	  pipe   a file in pipe format (-i FILE)
+#	  stdin  the pipe format on standard input (-i -)
+#	  dir    a perf record --threads directory: its data.0 is fuzzed,
+#	         beside the header file and data.1-3 of a generated one
+#	On standard input, --generic-reader is not fuzzed: perf's session
+#	code parses a stream's tracing data in the process itself, where no
+#	child can read it first, and libtraceevent 1.7.1 crashes on some.
 #
 #	The time (default 300 s) is split over seven rounds, one per analysis,
 #	each with other report options, so that both readers (the fast one,
@@ -53,6 +61,11 @@ perf=$2
 dir=$3
 seconds=${4:-300}
 sperf=${5:-}
+mode=${FUZZ_MODE:-file}
+case $mode in
+file|pipe|stdin|dir) ;;
+*) echo "error: FUZZ_MODE=$mode: expected file, pipe, stdin or dir" >&2; exit 2 ;;
+esac
 jobs=${FUZZ_JOBS:-$(nproc)}
 timeout=${FUZZ_TIMEOUT:-1000}
 hang_seconds=${FUZZ_HANG_SECONDS:-10}
@@ -97,27 +110,61 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 start=$(date +%s)
 
-# Seeds: small generated recordings of every scenario, and a recording of
-# the bundled KVM guest where this host can make one.
-rm -rf "$dir/seeds"
+# Seeds: small generated recordings of every scenario, in the mode's
+# layout, and a recording of the bundled KVM guest where this host can
+# make one.  A directory's seeds are the data.N files of one generated
+# directory, the template that each afl-fuzz copies.
+rm -rf "$dir/seeds" "$dir"/tmpl*
 mkdir -p "$dir/seeds"
+case $mode in
+pipe|stdin) modifier=+pipe ;;
+*) modifier="" ;;
+esac
+if [ "$mode" = dir ]; then
+	"$perf" test -w kvmgen "$dir/tmpl" vmx+threads 8 > /dev/null ||
+		{ echo "error: $perf test -w kvmgen vmx+threads failed" >&2; exit 1; }
+	rm -f "$dir"/tmpl.*
+	for f in "$dir"/tmpl/data.*; do
+		cp "$f" "$dir/seeds/$(basename "$f")"
+	done
+fi
 for s in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 loongarch64 pvm \
 	 vmx-nested vmx-halt; do
-	"$perf" test -w kvmgen "$dir/seeds/$s.data" "$s" 8 > /dev/null ||
-		{ echo "error: $perf test -w kvmgen $s failed" >&2; exit 1; }
+	[ "$mode" = dir ] && break
+	"$perf" test -w kvmgen "$dir/seeds/$s.data" "$s$modifier" 8 > /dev/null ||
+		{ echo "error: $perf test -w kvmgen $s$modifier failed" >&2; exit 1; }
 	# the ground truth files beside it are no seeds
 	rm -f "$dir/seeds/$s.data."*
 done
-if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
+if [ "$mode" = file ] && [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
    "$perf" kvm-events record -q --event all -o "$dir/seeds/guest.data" -- \
 	"$perf" test -w kvmguest 5 3 4 2 > "$dir/record.log" 2>&1; then
 	rm -f "$dir/seeds/guest.data.old"
 else
 	rm -f "$dir/seeds/guest.data"*
-	echo "  FUZZ   no recording of the KVM guest on this host: generated seeds only"
+	echo "  FUZZ   no recording of the KVM guest here, or not in this mode: generated seeds only"
 fi
 
+# report "RUNNER... PERF" OPTIONS INPUT: the report of INPUT as this mode
+# reads it; the words of the first argument are the command
+report() {
+	local p=$1 o=$2 input=$3
+
+	case $mode in
+	file|pipe)
+		$p kvm-events report $o -i "$input" ;;
+	stdin)
+		$p kvm-events report $o -i - < "$input" ;;
+	dir)
+		rm -rf "$dir/tmpl-run"
+		cp -r "$dir/tmpl" "$dir/tmpl-run"
+		cp "$input" "$dir/tmpl-run/data.0"
+		$p kvm-events report $o -i "$dir/tmpl-run" ;;
+	esac
+}
+
 rm -rf "$dir"/out-* "$dir"/in-*
+[ "$mode" = stdin ] && rounds=("${rounds[@]/ --generic-reader/}")
 for round in "${rounds[@]}"; do
 	event=${round%% *}
 	opts=${round#* }
@@ -144,9 +191,17 @@ for round in "${rounds[@]}"; do
 		else
 			role="-S sec$i"
 		fi
+		case $mode in
+		file|pipe) target=(-- "$fperf" kvm-events report $opts -i @@) ;;
+		stdin) target=(-- "$fperf" kvm-events report $opts -i -) ;;
+		dir)
+			# afl-fuzz writes each input to this job's data.0
+			rm -rf "$dir/tmpl-$i"
+			cp -r "$dir/tmpl" "$dir/tmpl-$i"
+			target=(-f "$dir/tmpl-$i/data.0" -- "$fperf" kvm-events report $opts -i "$dir/tmpl-$i") ;;
+		esac
 		ASAN_OPTIONS=$fuzz_asan afl-fuzz $role -i "$in" -o "$out" \
-			-t "$timeout" -V "$per_round" -- \
-			"$fperf" kvm-events report $opts -i @@ \
+			-t "$timeout" -V "$per_round" "${target[@]}" \
 			< /dev/null > "$dir/afl-$event-$i.log" 2>&1 &
 		pids="$pids $!"
 	done
@@ -241,11 +296,11 @@ run_again() {
 	runner=$1
 	opts=$2
 	name=$3
-	echo "perf kvm-events report $opts -i $name.data" > "$dir/found/$name.cmd"
+	echo "FUZZ_MODE=$mode perf kvm-events report $opts of $name.data" > "$dir/found/$name.cmd"
 	# in a subshell, whose stderr takes the shell's "Aborted" notes
-	rc=$( (ASAN_OPTIONS=$show_asan UBSAN_OPTIONS=$ubsan \
-		timeout -s ABRT -k 5 "$hang_seconds" "$runner" kvm-events report \
-		$opts -i "$dir/found/$name.data" \
+	rc=$( (export ASAN_OPTIONS=$show_asan UBSAN_OPTIONS=$ubsan; \
+		report "timeout -s ABRT -k 5 $hang_seconds $runner" "$opts" \
+		"$dir/found/$name.data" \
 		> /dev/null 2> "$dir/found/$name.report"; echo $?) 2> /dev/null)
 	echo "exit $rc" >> "$dir/found/$name.report"
 	hang=""
@@ -281,10 +336,10 @@ if [ -n "$sperf" ]; then
 		opts=${round#* }
 		for f in "$dir/out-$event"/*/queue/id:*; do
 			[ -f "$f" ] || continue
-			rc=$( (ASAN_OPTIONS=$common_asan:abort_on_error=1 \
-				UBSAN_OPTIONS=$ubsan timeout -s KILL "$hang_seconds" \
-				"$sperf" kvm-events report $opts \
-				-i "$f" > /dev/null 2> "$dir/replay.err"; echo $?) 2> /dev/null)
+			rc=$( (export ASAN_OPTIONS=$common_asan:abort_on_error=1 \
+				UBSAN_OPTIONS=$ubsan; \
+				report "timeout -s KILL $hang_seconds $sperf" "$opts" "$f" \
+				> /dev/null 2> "$dir/replay.err"; echo $?) 2> /dev/null)
 			[ "$rc" -ge 128 ] && [ "$rc" -ne 137 ] || continue
 			sig=$(signature "$dir/replay.err" "")
 			# one input for each new failure
@@ -316,5 +371,5 @@ done | sort | awk -F'\t' '
 	END { if (n) show() }'
 echo
 echo "Inputs and reports in $dir/found; $(($(date +%s) - fuzzed))s to run them again."
-echo "fuzz: $execs executions in $((fuzzed - start))s ($seconds s asked)," \
+echo "fuzz ($mode): $execs executions in $((fuzzed - start))s ($seconds s asked)," \
 	"$crashes crashes, $hangs hangs"

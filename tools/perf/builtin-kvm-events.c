@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <api/fs/tracing_path.h>
@@ -1782,11 +1784,27 @@ static void stop_recorder(int sig __maybe_unused)
  * perf record ends by the SIGINT of a Ctrl-C, or the one stop_recorder()
  * sent: that is a clean stop.
  */
-static bool recorder_ended_well(int status)
+/* Does perf record get an -o, before the workload's -- ? */
+static bool has_output_option(int argc, const char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strncmp(argv[i], "-o", 2) || !strncmp(argv[i], "--output", 8))
+			return true;
+	}
+	return false;
+}
+
+/* live__read(): the recorder ended before it wrote anything */
+#define LIVE_RECORDER_FAILED	1
+
+/* The exit status of live: perf record's, which is its workload's */
+static int recorder_status(int status)
 {
 	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 0;
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
+		return WEXITSTATUS(status);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? 0 : 1;
 }
 
 static u64 monotonic_ns(void)
@@ -1913,6 +1931,21 @@ static int live_round(const struct perf_tool *tool, union perf_event *event,
 	return ret;
 }
 
+/*
+ * Waits for the recorder's first bytes: false if it ended without any.
+ * Then it failed to start, and said why itself.
+ */
+static bool recorder_started(void)
+{
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	int avail = 0;
+
+	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
+		;
+	return ioctl(STDIN_FILENO, FIONREAD, &avail) || avail > 0 ||
+	       !(pfd.revents & POLLHUP);
+}
+
 static int live__read(struct live *live)
 {
 	struct kvm_events *kvm = &live->kvm;
@@ -1921,6 +1954,8 @@ static int live__read(struct live *live)
 
 	if (!ret)
 		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
+	if (!ret && !recorder_started())
+		return LIVE_RECORDER_FAILED;
 	if (!ret)
 		ret = open_session(kvm);
 	if (ret)
@@ -1982,6 +2017,10 @@ static int kvm_events_live(int argc, const char **argv)
 			     PARSE_OPT_KEEP_ARGV0);
 	if (delay_arg && parse_u32("live", "--delay", delay_arg, 1, 86400, &delay))
 		return 1;
+	if (has_output_option(argc, argv)) {
+		pr_err("perf kvm-events live: -o: live records into a pipe of its own; to keep a recording, use perf kvm-events record -o\n");
+		return 1;
+	}
 	live.interval_ns = delay * 1000000000ULL;
 	live.next_print = monotonic_ns() + live.interval_ns;
 	live.clear = isatty(STDOUT_FILENO);
@@ -1999,7 +2038,8 @@ static int kvm_events_live(int argc, const char **argv)
 		close(pipefd[0]);
 		close(pipefd[1]);
 		argv[0] = "record";
-		exit(kvm_events_record_to(argc, argv, kvm->event, "-") ? 1 : 0);
+		ret = kvm_events_record_to(argc, argv, kvm->event, "-");
+		exit(ret < 0 ? 1 : ret);
 	}
 	/* The recorder's end of stream ends this: print until then. */
 	live_recorder = child;
@@ -2013,9 +2053,9 @@ static int kvm_events_live(int argc, const char **argv)
 	kvm_events__exit(kvm);
 	free_map_ptrs(live.seen);
 	waitpid(child, &status, 0);
-	if (!ret && !recorder_ended_well(status))
-		ret = -1;
-	return ret ? 1 : 0;
+	if (ret && ret != LIVE_RECORDER_FAILED)
+		return 1;
+	return recorder_status(status) ?: ret;
 }
 
 int cmd_kvm_events(int argc, const char **argv)

@@ -81,4 +81,21 @@ if [ -n "$(missing_line "$dir/default.data" mmio)" ]; then
 	err=1
 fi
 
+# A recording killed with SIGKILL: its header says no data and has no
+# features.  Its data runs to the end of the file and its tracepoints get
+# this host's formats: the report reads it, with perf's warnings, and
+# knows the kvm tracepoints.
+perf kvm-events record -q -a -o "$dir/killed.data" -- sleep 30 > /dev/null 2>&1 &
+sleep 2
+pkill -KILL -f "kvm-events record -q -a -o $dir/killed.data"
+wait 2> /dev/null
+perf kvm-events report -i "$dir/killed.data" > "$dir/killed.out" 2> "$dir/killed.err"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "has no tracing data: the tracepoint formats of this host are used" "$dir/killed.err" ||
+   ! grep -q "^No vmexit samples; kvm events read: " "$dir/killed.out"; then
+	echo "FAIL: a killed recording (exit $rc):"
+	cat "$dir/killed.err" "$dir/killed.out"
+	err=1
+fi
+
 exit $err
