@@ -678,6 +678,12 @@ static int reader__record(struct reader *r, union perf_event *event,
 	if (!r->stream || event->header.type < PERF_RECORD_USER_TYPE_START ||
 	    event->header.type == PERF_RECORD_FINISHED_ROUND)
 		return reader__event(r, event);
+	/* perf's tables of record types end there. */
+	if (event->header.type >= PERF_RECORD_HEADER_MAX) {
+		pr_err("%s: record of unknown type %u at offset %#" PRIx64 "\n",
+		       r->path, event->header.type, offset);
+		return -EINVAL;
+	}
 	switch (event->header.type) {
 	case PERF_RECORD_HEADER_TRACING_DATA:
 		return reader__tracing_data(r, event, payload);
