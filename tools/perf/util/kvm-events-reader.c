@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,11 +603,47 @@ static int reader__read_section(struct reader *r)
  * data.N file whole.  They hold no rounds: what they hold is ordered at
  * the end.
  */
+/*
+ * perf record --threads numbers its data files from 0: a gap is a file
+ * lost, and the events of its thread with it.
+ */
+static void reader__missing_files(struct reader *r)
+{
+	struct perf_data *data = r->session->data;
+	unsigned long n, max = 0;
+	bool *seen;
+	int i;
+
+	for (i = 0; i < data->dir.nr; i++) {
+		const char *name = strrchr(data->dir.files[i].path, '/');
+
+		n = strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10);
+		max = max(max, n);
+	}
+	if (!data->dir.nr || max < (unsigned long)data->dir.nr || max > INT_MAX)
+		return;
+	seen = calloc(max + 1, sizeof(*seen));
+	if (!seen)
+		return;
+	for (i = 0; i < data->dir.nr; i++) {
+		const char *name = strrchr(data->dir.files[i].path, '/');
+
+		seen[strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10)] = true;
+	}
+	for (n = 0; n <= max; n++) {
+		if (!seen[n])
+			pr_warning("%s/data.%lu: missing: the events of its thread are not in the report\n",
+				   data->path, n);
+	}
+	free(seen);
+}
+
 static int reader__read_dir(struct reader *r)
 {
 	struct perf_data *data = r->session->data;
 	int i, ret = reader__read_section(r);
 
+	reader__missing_files(r);
 	for (i = 0; !ret && i < data->dir.nr; i++) {
 		r->fd = data->dir.files[i].fd;
 		r->path = data->dir.files[i].path;

@@ -100,6 +100,18 @@ for d in 0 4294967296 x; do
 	expect_error "live -d $d" "perf kvm-events live: --delay $d: expected a number from 1 to 86400" \
 		perf kvm-events live -d $d -- true
 done
+# A --threads directory with a data.N file lost, and one cut short: both
+# named, and what is whole reported.
+perf test -w kvmgen "$dir/threads" vmx+threads 2000 > /dev/null || exit 1
+rm "$dir/threads/data.1"
+head -c 5000 "$dir/threads/data.2" > "$dir/cut.2" && mv "$dir/cut.2" "$dir/threads/data.2"
+if ! perf kvm-events report -i "$dir/threads" > /dev/null 2> "$dir/threads.err" ||
+   ! grep -q "^$dir/threads/data.1: missing: the events of its thread are not in the report$" "$dir/threads.err" ||
+   ! grep -q "^$dir/threads/data.2: the data ends in a record cut after [0-9]* bytes$" "$dir/threads.err"; then
+	echo "FAIL: a --threads directory without data.1 and with data.2 cut:"
+	cat "$dir/threads.err"
+	err=1
+fi
 expect_error "unknown subcommand" "unknown command 'bogus'" \
 	perf kvm-events bogus
 
