@@ -174,6 +174,15 @@ static const char *layout_init(struct sample_layout *layout, struct evsel *evsel
 	return NULL;
 }
 
+/* The count of entries at @off (a group read's, a callchain's), if sane */
+static bool read_nr(const u8 *base, u64 off, u32 size, u64 *nr)
+{
+	if (off + sizeof(*nr) > size)
+		return false;
+	memcpy(nr, base + off, sizeof(*nr));
+	return *nr <= size;
+}
+
 /* Where a sample's raw data begins, or 0 if its fields overrun @size */
 static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u32 size)
 {
@@ -181,20 +190,14 @@ static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u
 
 	if (layout->read_size) {
 		if (layout->read_group_entry) {
-			if (off + 8 > size)
-				return 0;
-			memcpy(&nr, base + off, sizeof(nr));
-			if (nr > size)
+			if (!read_nr(base, off, size, &nr))
 				return 0;
 			off += nr * layout->read_group_entry;
 		}
 		off += layout->read_size;
 	}
 	if (layout->callchain) {
-		if (off + 8 > size)
-			return 0;
-		memcpy(&nr, base + off, sizeof(nr));
-		if (nr > size)
+		if (!read_nr(base, off, size, &nr))
 			return 0;
 		off += (nr + 1) * sizeof(u64);
 	}
