@@ -112,6 +112,17 @@ if ! perf kvm-events report -i "$dir/threads" > /dev/null 2> "$dir/threads.err" 
 	cat "$dir/threads.err"
 	err=1
 fi
+# ... and with 4 bytes of a record after data.0's last: perf's directory
+# reader mapped the data again and again (found by make fuzz FUZZ_MODE=dir)
+printf 'abcd' >> "$dir/threads/data.0"
+timeout 20 perf kvm-events report -i "$dir/threads" --generic-reader > /dev/null 2> "$dir/threads.err"
+rc=$?
+if [ $rc -eq 124 ] || [ $rc -gt 128 ] ||
+   ! grep -q "data.0: the data ends in a record cut at" "$dir/threads.err"; then
+	echo "FAIL: --generic-reader of a data.0 that ends in a cut record: exit $rc"
+	cat "$dir/threads.err"
+	err=1
+fi
 expect_error "unknown subcommand" "unknown command 'bogus'" \
 	perf kvm-events bogus
 
