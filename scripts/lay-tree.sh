@@ -19,7 +19,9 @@ series_sum="$base $(cd "$top/patches" && cat $patches | cksum)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$series_sum" ]; then
 	echo "  PATCH  $(echo $patches | wc -w) patches onto the base tree"
 	rm -rf "$tree"
-	cp -a "$base" "$tree"
+	# BASE's contents, not BASE: a symlinked BASE must not become TREE.
+	mkdir -p "$tree"
+	cp -a "$base/." "$tree/"
 	for p in $patches; do
 		patch -s -p1 -d "$tree" --no-backup-if-mismatch < "$top/patches/$p" ||
 			{ echo "error: patches/$p does not apply to the base tree" >&2; exit 1; }
