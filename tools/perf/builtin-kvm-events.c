@@ -34,7 +34,7 @@
 #include "util/hashmap.h"
 #include "util/header.h"
 #include "util/intlist.h"
-#include "util/kvm-stat.h"
+#include "util/kvm-events.h"
 #include "util/machine.h"
 #include "util/sample.h"
 #include "util/session.h"
@@ -305,7 +305,7 @@ static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
 		return err < 0 ? err : 0;
 	}
 	/* A kvm_exit without an isa field: the recording host's CPU vendor says */
-	if (dec->tp == KVM_EVENTS_TP_EXIT && !dec->isa && !dec->fixed_isa)
+	if (dec->tp == KVM_TP_EXIT && !dec->isa && !dec->fixed_isa)
 		dec->fixed_isa = kvm_events_isa_from_cpuid(perf_env__cpuid(&kvm->session->header.env));
 	evsel->priv = dec;
 	return 1;
@@ -592,10 +592,10 @@ static void warn_missing_tracepoints(struct kvm_events *kvm,
 
 	if (!missing)
 		return;
-	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++) {
+	for (tp = 0; tp < KVM_TP__NR; tp++) {
 		if (missing & BIT(tp))
 			len += scnprintf(names + len, sizeof(names) - len, "%s%s",
-					 len ? ", " : "", kvm_events_tp__name(tp));
+					 len ? ", " : "", kvm_tp_role__name(tp));
 	}
 	pr_warning("%s: recorded without %s, which --event %s reads; where the host has them, record with: perf kvm-events record --event %s\n",
 		   kvm->input, names, name, name);
@@ -1026,10 +1026,10 @@ static void print_no_samples(struct kvm_events *kvm, FILE *fp)
 
 	fprintf(fp, "No %s samples; kvm events read:",
 		kvm_events_analysis__name(kvm->report.analysis));
-	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++) {
+	for (tp = 0; tp < KVM_TP__NR; tp++) {
 		if (!t->by_tp[tp])
 			continue;
-		fprintf(fp, "%s %s %" PRIu64, sep, kvm_events_tp__name(tp), t->by_tp[tp]);
+		fprintf(fp, "%s %s %" PRIu64, sep, kvm_tp_role__name(tp), t->by_tp[tp]);
 		sep = ",";
 	}
 	fprintf(fp, "%s.\n", *sep ? "" : " none");
@@ -1251,9 +1251,9 @@ static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
-	for (tp = 0; tp < KVM_EVENTS_TP__NR; tp++)
-		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_events_tp__name(tp), t->by_tp[tp],
-			tp + 1 < KVM_EVENTS_TP__NR ? ", " : "");
+	for (tp = 0; tp < KVM_TP__NR; tp++)
+		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_tp_role__name(tp), t->by_tp[tp],
+			tp + 1 < KVM_TP__NR ? ", " : "");
 	fprintf(fp, "}\n}\n");
 }
 

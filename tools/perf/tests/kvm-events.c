@@ -10,7 +10,7 @@
 
 #include "debug.h"
 #include "tests.h"
-#include "util/kvm-stat.h"
+#include "util/kvm-events.h"
 #include "util/sample.h"
 
 #define COMMON_FIELDS \
@@ -267,7 +267,7 @@ static int test__kvm_events_decoders(struct test_suite *test __maybe_unused,
 	if (!event || kvm_events_decoder__init(&dec, event))
 		goto out;
 	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
-	if (dec.tp != KVM_EVENTS_TP_EXIT || dec.min_raw_size != 60 || !dec.vcpu)
+	if (dec.tp != KVM_TP_EXIT || dec.min_raw_size != 60 || !dec.vcpu)
 		goto out;
 	memcpy(raw + 8, &reason, 4);
 	memcpy(raw + 24, &isa, 4);
@@ -583,7 +583,7 @@ static int feed_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
 	if (!event || kvm_events_decoder__init(&exit, event) ||
 	    decoder_from(f, &entry, e->entry))
 		return -1;
-	if (exit.tp == KVM_EVENTS_TP_EXIT && !exit.isa && exit.fixed_isa != e->isa) {
+	if (exit.tp == KVM_TP_EXIT && !exit.isa && exit.fixed_isa != e->isa) {
 		pr_debug("%s: decoded as isa %u, not %u\n", e->key, exit.fixed_isa, e->isa);
 		return -1;
 	}

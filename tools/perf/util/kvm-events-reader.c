@@ -51,7 +51,7 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "header.h"
-#include "kvm-stat.h"
+#include "kvm-events.h"
 #include "machine.h"
 #include "sample.h"
 #include "session.h"
@@ -102,7 +102,7 @@ struct reader {
 	int				fd;
 	u64				offset;
 	u64				size;
-	u64				skipped[KVM_EVENTS_TP__NR];
+	u64				skipped[KVM_TP__NR];
 	struct machine			*machine;
 	const char			*path;
 	struct sample_layout		*layouts;
@@ -359,7 +359,7 @@ static int pipeline__publish(struct pipeline *p, int err, bool last)
  * file order, a round's end marked by an item of this tp; the pairing one
  * orders them and pairs them.  That splits the work about in half.
  */
-#define ROUND_END	KVM_EVENTS_TP__NR
+#define ROUND_END	KVM_TP__NR
 
 /* Where the next decoded sample goes: the ordering queue, or a batch */
 static struct kvm_events_sample *reader__next(struct reader *r)
@@ -445,7 +445,7 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	return reader__push(r, s);
 bad:
 	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",
-	       r->path, kvm_events_tp__name(layout->dec->tp), size);
+	       r->path, kvm_tp_role__name(layout->dec->tp), size);
 	return -EINVAL;
 }
 
@@ -1051,7 +1051,7 @@ int kvm_events_read(struct kvm_events_input *input,
 	report->totals.lost_events += r.lost_events;
 	report->totals.lost_chunks += r.lost_chunks;
 	report->totals.lost_samples += r.lost_samples;
-	for (i = 0; i < KVM_EVENTS_TP__NR; i++)
+	for (i = 0; i < KVM_TP__NR; i++)
 		kvm_events_report__skip(report, i, r.skipped[i]);
 	report->totals.out_of_order += r.out_of_order;
 	if (r.unknown_id)

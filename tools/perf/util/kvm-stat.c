@@ -20,9 +20,10 @@
 
 #include "debug.h"
 #include "event.h"
+#include "evsel.h"
 #include "hashmap.h"
 #include "intlist.h"
-#include "kvm-stat.h"
+#include "kvm-events.h"
 #include "sample.h"
 #include "time-utils.h"
 
@@ -49,7 +50,7 @@ static const struct exit_reason_name svm_exit_reasons[] = { SVM_EXIT_REASONS };
 struct kvm_tp_desc {
 	const char		*system;
 	const char		*name;
-	enum kvm_events_tp	tp;
+	enum kvm_tp_role	tp;
 	u32			isa;	/* when the format has no isa field */
 	const char		*code;	/* required when set */
 	const char		*kind;	/* required when set */
@@ -60,7 +61,7 @@ struct kvm_tp_desc {
 };
 
 #define KVM_TP(_system, _name, _tp, ...)				\
-	{ .system = _system, .name = _name, .tp = KVM_EVENTS_TP_##_tp,	\
+	{ .system = _system, .name = _name, .tp = KVM_TP_##_tp,	\
 	  __VA_ARGS__ }
 
 static const struct kvm_tp_desc kvm_tps[] = {
@@ -326,7 +327,7 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	return 0;
 }
 
-const char *kvm_events_tp__name(enum kvm_events_tp tp)
+const char *kvm_tp_role__name(enum kvm_tp_role tp)
 {
 	size_t i;
 
@@ -559,7 +560,7 @@ static bool vmexit_begin(const struct kvm_events_sample *s, u64 *key)
 {
 	const struct isa_desc *desc;
 
-	if (s->tp != KVM_EVENTS_TP_EXIT)
+	if (s->tp != KVM_TP_EXIT)
 		return false;
 	desc = isa_desc(s->isa);
 	*key = vmexit_key(s->isa, desc ? desc->code(s) : (u32)s->code, LEVEL_L1);
@@ -569,7 +570,7 @@ static bool vmexit_begin(const struct kvm_events_sample *s, u64 *key)
 static bool entry_end(const struct kvm_events_sample *s, u64 *key)
 {
 	*key = KVM_EVENTS_NO_KEY;
-	return s->tp == KVM_EVENTS_TP_ENTRY;
+	return s->tp == KVM_TP_ENTRY;
 }
 
 /* Nested exits and the arm64/loongarch detail events name the exit. */
@@ -579,13 +580,13 @@ static bool vmexit_refine(const struct kvm_events_sample *s, u64 *key)
 	enum nesting_level level = *key >> KEY_LEVEL_SHIFT;
 	const struct isa_desc *desc = isa_desc(isa);
 
-	if (s->tp == KVM_EVENTS_TP_NESTED_EXIT && level == LEVEL_L1)
+	if (s->tp == KVM_TP_NESTED_EXIT && level == LEVEL_L1)
 		level = LEVEL_L2;
-	else if (s->tp == KVM_EVENTS_TP_NESTED_INJECT)
+	else if (s->tp == KVM_TP_NESTED_INJECT)
 		level = LEVEL_L2_TO_L1;
-	else if (s->tp == KVM_EVENTS_TP_EXIT_DETAIL && desc && desc->detail)
+	else if (s->tp == KVM_TP_EXIT_DETAIL && desc && desc->detail)
 		code = desc->detail(code, s);
-	else if (s->tp != KVM_EVENTS_TP_NESTED_EXIT)
+	else if (s->tp != KVM_TP_NESTED_EXIT)
 		return false;
 	*key = vmexit_key(isa, code, level);
 	return true;
@@ -671,17 +672,17 @@ static u64 mmio_key(const struct kvm_events_sample *s)
 static bool mmio_begin(const struct kvm_events_sample *s, u64 *key)
 {
 	*key = KVM_EVENTS_NO_KEY;
-	if (s->tp == KVM_EVENTS_TP_MMIO && s->kind == KVM_MMIO_WRITE)
+	if (s->tp == KVM_TP_MMIO && s->kind == KVM_MMIO_WRITE)
 		*key = mmio_key(s);
-	return s->tp == KVM_EVENTS_TP_EXIT || *key != KVM_EVENTS_NO_KEY;
+	return s->tp == KVM_TP_EXIT || *key != KVM_EVENTS_NO_KEY;
 }
 
 static bool mmio_end(const struct kvm_events_sample *s, u64 *key)
 {
 	*key = KVM_EVENTS_NO_KEY;
-	if (s->tp == KVM_EVENTS_TP_MMIO && s->kind == KVM_MMIO_READ)
+	if (s->tp == KVM_TP_MMIO && s->kind == KVM_MMIO_READ)
 		*key = mmio_key(s);
-	return s->tp == KVM_EVENTS_TP_ENTRY || *key != KVM_EVENTS_NO_KEY;
+	return s->tp == KVM_TP_ENTRY || *key != KVM_EVENTS_NO_KEY;
 }
 
 static void mmio_key_name(u64 key, char *buf, size_t size)
@@ -698,7 +699,7 @@ static void mmio_key_name(u64 key, char *buf, size_t size)
  */
 static bool userspace_begin(const struct kvm_events_sample *s, u64 *key)
 {
-	if (s->tp != KVM_EVENTS_TP_USER_EXIT)
+	if (s->tp != KVM_TP_USER_EXIT)
 		return false;
 	if ((int)s->kind < 0)
 		*key = 1ULL << 32 | (u32)-(int)s->kind;
@@ -710,7 +711,7 @@ static bool userspace_begin(const struct kvm_events_sample *s, u64 *key)
 static bool any_end(const struct kvm_events_sample *s, u64 *key)
 {
 	*key = KVM_EVENTS_NO_KEY;
-	return s->tp != KVM_EVENTS_TP_USER_EXIT;
+	return s->tp != KVM_TP_USER_EXIT;
 }
 
 /* KVM_EXIT_* of the kernel's uapi linux/kvm.h, by number */
@@ -756,7 +757,7 @@ static const char *code_name(const struct code_name *table, size_t nr, u64 code)
 /* msr: from kvm_msr to kvm_entry, keyed by index and direction */
 static bool msr_begin(const struct kvm_events_sample *s, u64 *key)
 {
-	if (s->tp != KVM_EVENTS_TP_MSR)
+	if (s->tp != KVM_TP_MSR)
 		return false;
 	*key = (u64)(u32)s->code << 1 | (s->kind != 0);
 	return true;
@@ -794,7 +795,7 @@ static void msr_key_name(u64 key, char *buf, size_t size)
  */
 static bool hypercall_begin(const struct kvm_events_sample *s, u64 *key)
 {
-	if (s->tp != KVM_EVENTS_TP_HYPERCALL)
+	if (s->tp != KVM_TP_HYPERCALL)
 		return false;
 	*key = s->isa ? (u64)(u8)s->isa << KEY_ISA_SHIFT | (u32)s->code : s->code;
 	return true;
@@ -803,7 +804,7 @@ static bool hypercall_begin(const struct kvm_events_sample *s, u64 *key)
 static bool hypercall_end(const struct kvm_events_sample *s, u64 *key)
 {
 	*key = KVM_EVENTS_NO_KEY;
-	return s->tp == KVM_EVENTS_TP_ENTRY || s->tp == KVM_EVENTS_TP_HYPERCALL_END;
+	return s->tp == KVM_TP_ENTRY || s->tp == KVM_TP_HYPERCALL_END;
 }
 
 /* KVM_HC_* of the kernel's uapi linux/kvm_para.h */
@@ -906,12 +907,12 @@ static bool hypercall_is_idle(u64 key)
 static bool halt_whole(const struct kvm_events_sample *s, u64 *key,
 		       u64 *duration)
 {
-	if (s->tp == KVM_EVENTS_TP_WAKEUP) {
+	if (s->tp == KVM_TP_WAKEUP) {
 		*key = (s->kind ? HALT_WAITED : 0) | (s->flag ? 0 : HALT_INVALID);
 		*duration = s->code;
 		return true;
 	}
-	if (s->tp == KVM_EVENTS_TP_HALT_POLL) {
+	if (s->tp == KVM_TP_HALT_POLL) {
 		*key = s->kind ? HALT_GROW : HALT_SHRINK;
 		*duration = KVM_EVENTS_NO_TIME;
 		return true;
@@ -939,7 +940,7 @@ static void halt_key_name(u64 key, char *buf, size_t size)
 /* ioport: from kvm_pio to kvm_entry */
 static bool ioport_begin(const struct kvm_events_sample *s, u64 *key)
 {
-	if (s->tp != KVM_EVENTS_TP_PIO)
+	if (s->tp != KVM_TP_PIO)
 		return false;
 	*key = (u64)(u32)s->code << 1 | (s->kind != 0);
 	return true;
@@ -951,7 +952,7 @@ static void ioport_key_name(u64 key, char *buf, size_t size)
 		 key & 1 ? "POUT" : "PIN");
 }
 
-#define TP(tp)	BIT(KVM_EVENTS_TP_##tp)
+#define TP(tp)	BIT(KVM_TP_##tp)
 
 /* What --top allocates first: most ask for a few */
 #define TOP_MIN_ALLOC	64
@@ -981,7 +982,7 @@ static const struct kvm_events_analysis analyses[] = {
 	  .key_name = ioport_key_name, .is_idle = never_idle },
 	/* Any event of the vcpu thread ends its time in the VMM. */
 	{ .name = "userspace", .column = "Userspace Exit",
-	  .tps = GENMASK(KVM_EVENTS_TP__NR - 1, 0),
+	  .tps = GENMASK(KVM_TP__NR - 1, 0),
 	  .record_tps = VMEXIT_TPS | TP(USER_EXIT) | TP(FPU),
 	  .needs = TP(USER_EXIT),
 	  .begin = userspace_begin, .end = any_end,
@@ -1027,7 +1028,7 @@ u32 kvm_events_record_tps(const char *list)
 		memcpy(name, list, len);
 		name[len] = '\0';
 		if (!strcmp(name, "all"))
-			return GENMASK(KVM_EVENTS_TP__NR - 1, 0);
+			return GENMASK(KVM_TP__NR - 1, 0);
 		analysis = kvm_events_analysis__find(name);
 		if (!analysis)
 			return 0;
@@ -1680,7 +1681,7 @@ static void vcpu_state__end(struct kvm_events_report *report,
 
 /* Accounts @nr samples of a tracepoint the analysis does not read. */
 void kvm_events_report__skip(struct kvm_events_report *report,
-			     enum kvm_events_tp tp, u64 nr)
+			     enum kvm_tp_role tp, u64 nr)
 {
 	report->totals.read += nr;
 	report->totals.by_tp[tp] += nr;
@@ -1749,7 +1750,7 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		vcpu_state__reused(report, vcpu, s->pid);
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
-	if (s->tp == KVM_EVENTS_TP_EXIT)
+	if (s->tp == KVM_TP_EXIT)
 		vcpu->rip = s->rip;
 
 	if (analysis->begin(s, &key))

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_KVM_EVENTS_H
+#define __PERF_KVM_EVENTS_H
+
+/*
+ * perf kvm-events: pairs KVM tracepoints per vcpu into keyed latencies.
+ * Unlike perf kvm stat (kvm-stat.h) it decodes what the recording says
+ * (tracepoint formats, cpuid), not what the build machine is, so any host
+ * can report on any recording; that is also why it shares nothing with
+ * kvm-stat.h, whose definitions exist only where perf kvm stat is built.
+ */
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "stat.h"
+
+struct tep_event;
+struct tep_format_field;
+struct perf_sample;
+struct perf_time_interval;
+struct hashmap;
+struct intlist;
+struct kvm_events_analysis;
+struct latency_dist;
+
+#define KVM_EVENTS_NO_VCPU	(~0U)
+#define KVM_EVENTS_NO_KEY	(~0ULL)
+#define KVM_EVENTS_NAME_LEN	40
+
+/*
+ * Which exit reason encoding a sample's code is in.  The x86 values are
+ * those of the kvm_exit "isa" field; the others are ours, set by the
+ * decoder from the architecture's own tracepoints.
+ */
+#define KVM_EVENTS_ISA_VMX	1
+#define KVM_EVENTS_ISA_SVM	2
+#define KVM_EVENTS_ISA_PVM	3
+#define KVM_EVENTS_ISA_ARM64	16
+#define KVM_EVENTS_ISA_S390	17
+#define KVM_EVENTS_ISA_PPC_HV	18
+#define KVM_EVENTS_ISA_RISCV	19
+#define KVM_EVENTS_ISA_LOONGARCH 20
+
+enum kvm_tp_role {
+	KVM_TP_EXIT,
+	KVM_TP_ENTRY,
+	KVM_TP_MMIO,
+	KVM_TP_PIO,
+	KVM_TP_USER_EXIT,
+	KVM_TP_FPU,
+	KVM_TP_MSR,
+	KVM_TP_HYPERCALL,
+	KVM_TP_HYPERCALL_END,	/* where a hypercall has its own end */
+	KVM_TP_EXIT_DETAIL,	/* names an exit more precisely */
+	KVM_TP_NESTED_EXIT,	/* the exit came from L2 */
+	KVM_TP_NESTED_INJECT,	/* ...and goes on to L1 */
+	KVM_TP_WAKEUP,		/* a halted vcpu woke up */
+	KVM_TP_HALT_POLL,	/* its halt-polling window changed */
+	KVM_TP__NR,
+};
+
+/* One kvm tracepoint sample, reduced to what the analyses look at */
+struct kvm_events_sample {
+	enum kvm_tp_role	tp;
+	u64			time;
+	u32			pid;
+	u32			tid;
+	u32			vcpu;	/* KVM_EVENTS_NO_VCPU: not recorded */
+	u32			isa;	/* 0: not recorded */
+	u64			code;	/* exit reason, gpa, port */
+	u32			kind;	/* mmio type, pio direction */
+	u32			flag;	/* kvm_vcpu_wakeup's valid */
+	u64			rip;	/* guest rip of an exit, 0: not recorded */
+};
+
+/* Where one tracepoint format keeps the fields, resolved once per evsel */
+struct kvm_events_decoder {
+	enum kvm_tp_role	tp;
+	struct tep_format_field	*code;
+	struct tep_format_field	*kind;
+	struct tep_format_field	*vcpu;
+	struct tep_format_field	*isa;
+	struct tep_format_field	*flag;
+	struct tep_format_field	*rip;
+	u32			fixed_isa;	/* when there is no isa field */
+	u32			min_raw_size;
+};
+
+/* How the keys are grouped into tables */
+enum kvm_events_group {
+	KVM_EVENTS_GROUP_NONE,
+	KVM_EVENTS_GROUP_VCPU,
+	KVM_EVENTS_GROUP_VM,
+};
+
+struct kvm_events_key {
+	u64			key;
+	u32			group;		/* vcpu id or pid, per grouping */
+	char			name[KVM_EVENTS_NAME_LEN];
+	u64			samples;	/* every access or exit seen */
+	u64			timed;		/* of those, the ones paired in time */
+	u64			total_ns;
+	struct stats		stats;		/* of the timed ones */
+	struct latency_dist	*dist;		/* for percentiles, if asked */
+	u64			*log2_us;	/* --histogram: count per log2(us) */
+};
+
+#define KVM_EVENTS_LOG2_BUCKETS	40
+
+/* Where every sample read went; the buckets add up to read */
+struct kvm_events_totals {
+	u64	read;		/* kvm samples handed to the report */
+	u64	keyed;		/* counted as a sample of a key */
+	u64	paired_end;	/* closed or named a counted sample's interval */
+	u64	no_end;		/* counted samples whose end never came */
+	u64	no_begin;	/* counted samples whose begin was not recorded */
+	u64	filtered;	/* dropped by a filter option */
+	u64	unused;		/* carry nothing for the chosen analysis */
+	u64	no_memory;	/* left out: no memory for their key or vcpu */
+	u64	total_ns;
+	u64	lost_events;	/* PERF_RECORD_LOST */
+	u64	lost_chunks;
+	u64	lost_samples;	/* PERF_RECORD_LOST_SAMPLES: the same drops */
+	u64	out_of_order;	/* came after their round was delivered */
+	u64	first_time;	/* of the samples read, for a header without */
+	u64	last_time;
+	u64	by_tp[KVM_TP__NR];
+};
+
+/* One of the slowest events, for --top */
+struct kvm_events_outlier {
+	u64	duration;
+	u64	time;
+	u64	key;
+	u64	rip;
+	u32	vcpu;
+	u32	pid;
+};
+
+/* What to keep: filters and the statistics the output needs */
+struct kvm_events_options {
+	u32			nr_vcpu_ranges;	/* 0: every vcpu */
+	u32			(*vcpu_ranges)[2];
+	struct intlist		*pids;
+	struct perf_time_interval *time_ranges;
+	int			nr_time_ranges;
+	u64			min_duration;	/* ns */
+	enum kvm_events_group	group;
+	bool			percentiles;
+	bool			stddev;		/* costs a division per sample */
+	bool			histogram;
+	u32			top;
+};
+
+/* Direct-mapped caches in front of the maps, for the per-sample lookups */
+#define KVM_EVENTS_CACHE	64
+
+struct vcpu_state;
+
+struct kvm_events_report {
+	const struct kvm_events_analysis *analysis;
+	u32			tps;		/* BIT(tp) the analysis reads */
+	struct kvm_events_options opts;
+	bool			filtering;	/* any filter in opts */
+	struct hashmap		*keys;
+	struct hashmap		*vcpus;
+	struct kvm_events_key	*key_cache[KVM_EVENTS_CACHE];
+	struct vcpu_state	*vcpu_cache[KVM_EVENTS_CACHE];
+	struct kvm_events_outlier *top;	/* a min-heap of opts.top */
+	u32			nr_top;
+	u32			alloc_top;
+	struct kvm_events_totals totals;
+};
+
+enum kvm_events_sort {
+	KVM_EVENTS_SORT_SAMPLE,
+	KVM_EVENTS_SORT_TIME,
+	KVM_EVENTS_SORT_MEAN,
+	KVM_EVENTS_SORT_MIN,
+	KVM_EVENTS_SORT_MAX,
+	KVM_EVENTS_SORT_P99,
+	KVM_EVENTS_SORT_NAME,
+};
+
+int kvm_events_decoder__init(struct kvm_events_decoder *dec,
+			     struct tep_event *format);
+int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
+			       struct perf_sample *sample, bool needs_swap,
+			       struct kvm_events_sample *out);
+
+const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
+const char *kvm_events_analysis__names(void);
+const char *kvm_events_analysis__column(const struct kvm_events_analysis *analysis);
+const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis);
+void kvm_events_analysis__key_name(const struct kvm_events_analysis *analysis,
+				   u64 key, char *buf, size_t size);
+bool kvm_events_analysis__is_idle(const struct kvm_events_analysis *analysis,
+				  u64 key);
+u32 kvm_events_isa_from_cpuid(const char *cpuid);
+const char *kvm_tp_role__name(enum kvm_tp_role tp);
+/* "system:name" of every tracepoint a decoder knows, for record */
+size_t kvm_events_tracepoints(u32 tps, const char **names, size_t max);
+u32 kvm_events_record_tps(const char *list);
+u32 kvm_events_analysis__needs(const struct kvm_events_analysis *analysis);
+
+int kvm_events_report__init(struct kvm_events_report *report,
+			    const struct kvm_events_analysis *analysis,
+			    const struct kvm_events_options *opts);
+void kvm_events_report__exit(struct kvm_events_report *report);
+/* Does the analysis read samples of @tp at all? */
+static inline bool kvm_events_report__reads(const struct kvm_events_report *report,
+					    enum kvm_tp_role tp)
+{
+	return report->tps & (1U << tp);
+}
+
+void kvm_events_report__skip(struct kvm_events_report *report,
+			     enum kvm_tp_role tp, u64 nr);
+void kvm_events_report__add(struct kvm_events_report *report,
+			    const struct kvm_events_sample *sample);
+void kvm_events_report__finish(struct kvm_events_report *report);
+struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
+					      const char *name);
+struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
+						  enum kvm_events_sort sort,
+						  size_t *nr);
+void kvm_events_report__sort_top(struct kvm_events_report *report);
+
+/* What kvm_events_read() reads, and how */
+struct kvm_events_input {
+	struct perf_session	*session;
+	int			threads;
+	/* An evsel's decoder: NULL if no analysis reads it, or an ERR_PTR */
+	const struct kvm_events_decoder *(*decoder)(struct kvm_events_input *input,
+						    struct evsel *evsel);
+};
+
+int kvm_events_read(struct kvm_events_input *input,
+		    struct kvm_events_report *report, bool *handled);
+u64 kvm_events_totals__lost(const struct kvm_events_totals *totals);
+
+double kvm_events_key__stddev(const struct kvm_events_key *key);
+u64 kvm_events_key__percentile(const struct kvm_events_key *key, double pct);
+bool kvm_events_key__percentile_exact(const struct kvm_events_key *key);
+
+#endif /* __PERF_KVM_EVENTS_H */
