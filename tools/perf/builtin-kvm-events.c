@@ -43,7 +43,7 @@
 #include "util/tool.h"
 #include "util/tracepoint.h"
 
-/* Room for the tracepoints record asks for: util/kvm-stat.c's kvm_tps[] */
+/* Room for the tracepoints record asks for: those of util/kvm-events-tp.c */
 #define MAX_RECORDED_TRACEPOINTS	64
 
 enum output_format {

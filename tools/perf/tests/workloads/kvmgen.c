@@ -118,7 +118,7 @@
  *
  * The vmexit keys are the names of the reports: VMX and SVM exit names, and
  * elsewhere: arm64 the ESR EC name of a trap (ret 2), but WFI or WFE after
- * kvm_wfx_arm64's is_wfe, or else IRQ, SERROR, IL (ret 0, 1, 3); s390 the
+ * kvm_wfx_arm64's is_wfe, or else IRQ, SERROR, ILLEGAL (ret 0, 1, 3); s390 the
  * sie.h text of the intercept code, uppercased, each run of other
  * characters than letters and digits one '_' (I_O_INSTRUCTION); powerpc
  * the trap's name (SYSCALL for 0xc00); riscv64 the scause name, IRQ_ ones
@@ -1052,7 +1052,7 @@ static const struct exit_desc arm64_exits[] = {
 	  ARM_EXCEPTION_TRAP },
 	{ 0, "SERROR", 2, 2000, 8000, WORK_NONE, 0, 0,
 	  ARM_EXCEPTION_EL1_SERROR },
-	{ 0, "IL", 1, 1000, 4000, WORK_NONE, 0, 0, ARM_EXCEPTION_IL },
+	{ 0, "ILLEGAL", 1, 1000, 4000, WORK_NONE, 0, 0, ARM_EXCEPTION_IL },
 };
 
 /* s390: SIE intercept codes */

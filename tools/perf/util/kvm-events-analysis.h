@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_KVM_EVENTS_ANALYSIS_H
+#define __PERF_KVM_EVENTS_ANALYSIS_H
+
+/*
+ * The ops of one analysis of perf kvm-events.  The engine (kvm-stat.c)
+ * pairs each vcpu's samples with them; kvm-events-analyses.c holds the
+ * table of analyses, so that adding one is adding one entry there.
+ */
+#include <linux/types.h>
+#include "kvm-events.h"
+
+/*
+ * One analysis: which samples open and close a vcpu's interval, and which
+ * of them are samples of a key.  *key is KVM_EVENTS_NO_KEY for an event
+ * that only marks time (the kvm_exit before an MMIO read, the kvm_entry).
+ */
+struct kvm_events_analysis {
+	const char	*name;
+	const char	*column;
+	u32		tps;	/* BIT(tp) of each tracepoint it reads */
+	/* What record asks for it, if not tps; without needs it counts nothing */
+	u32		record_tps;
+	u32		needs;
+	bool		by_default;	/* recorded without record --event */
+	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
+	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
+	/* Optional: a sample that tells more of the open interval's key */
+	bool		(*refine)(const struct kvm_events_sample *s, u64 *key);
+	/*
+	 * Optional: a sample that is a whole event, which the kernel timed
+	 * itself (*duration, or KVM_EVENTS_NO_TIME for an event without one).
+	 */
+	bool		(*whole)(const struct kvm_events_sample *s, u64 *key,
+				 u64 *duration);
+	void		(*key_name)(u64 key, char *buf, size_t size);
+	/* A vcpu waiting for work, whose time is not overhead */
+	bool		(*is_idle)(u64 key);
+};
+
+#define KVM_EVENTS_NO_TIME	(~0ULL)
+
+#endif /* __PERF_KVM_EVENTS_ANALYSIS_H */
