@@ -3,6 +3,7 @@
 # Build perf with `perf kvm-events` from a 6.12 kernel tree.
 #
 #   make            build ./perf (tree from Debian's linux-source-6.12)
+#                   and kvmgen, the tests' generator, beside it
 #   make KSRC=DIR   take the base tree from DIR instead (read only)
 #   make check      run the tests and checkpatch
 #   make check SANITIZE=1
@@ -33,6 +34,32 @@ PERF_FEATURES := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 \
 PERF_MAKE := $(MAKE) -s -C $(TREE)/tools/perf O=$(OUT) -j$(JOBS) \
 	$(PERF_FEATURES) $(EXTRA_PERF_FLAGS)
 
+# kvmgen writes the generated recordings of the tests, the bench and the
+# fuzzer's seeds, with their ground truth.  It is a helper program, not a
+# part of perf: built with the system gcc from the laid tree's
+# tools/perf/tests/kvm-events-gen, it takes only the tree's headers and
+# links no perf object.  Every perf build target also puts a kvmgen in its
+# output folder, next to the perf binary, where the shell tests look for
+# it (beside the perf found first in PATH): `make perf` builds
+# $(OUT)/kvmgen, so check, bench, fuzz and run, which need ./perf, have it.
+KVMGEN_SRC = $(TREE)/tools/perf/tests/kvm-events-gen
+KVMGEN_CFLAGS := -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	-Wno-type-limits -Wmissing-prototypes -Wmissing-declarations \
+	-Wstrict-prototypes -Wdeclaration-after-statement -Wshadow \
+	-I$(TREE)/tools/include -I$(TREE)/tools/include/uapi \
+	-I$(TREE)/tools/perf -I$(TREE)/tools/lib/perf/include
+
+# build-kvmgen DIR: DIR/kvmgen, again only when a source is newer
+define build-kvmgen
+	@mkdir -p $(1)
+	@if [ ! -x $(1)/kvmgen ] || \
+	    [ -n "$$(find $(KVMGEN_SRC) -newer $(1)/kvmgen)" ]; then \
+		gcc $(KVMGEN_CFLAGS) -o $(1)/kvmgen $(KVMGEN_SRC)/*.c || \
+			{ echo "error: kvmgen build failed" >&2; exit 1; }; \
+		echo "  CC     $(1)/kvmgen"; \
+	fi
+endef
+
 .PHONY: all perf perf-san perf-fuzz deps tree check run series bench \
 	fuzz clean FORCE
 
@@ -55,6 +82,7 @@ perf: deps tree
 		  echo "error: perf build failed, see $(BUILD)/perf-build.log" >&2; exit 1; }
 	@ln -sf $(OUT)/perf $(PERF)
 	@echo "  PERF   ./perf ($$($(PERF) version))"
+	$(call build-kvmgen,$(OUT))
 
 # SANITIZE=1: a second perf, in its own output folder so that ./perf and
 # its incremental build stay as they are, with AddressSanitizer and
@@ -98,6 +126,7 @@ perf-san: deps tree
 		{ grep -E -B2 -A4 'error|Error' $(BUILD)/perf-san-build.log | head -60; \
 		  echo "error: sanitized perf build failed, see $(BUILD)/perf-san-build.log" >&2; exit 1; }
 	@echo "  PERF   $(SAN_OUT)/perf (ASan, UBSan)"
+	$(call build-kvmgen,$(SAN_OUT))
 
 ifeq ($(SANITIZE),1)
 check: perf-san

@@ -29,6 +29,8 @@ set -u
 export LC_ALL=C
 
 perf=$(realpath "$1")
+# the generator, built beside perf by make perf
+kvmgen=$(dirname "$perf")/kvmgen
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench
 pairs_list=${BENCH_PAIRS:-1000000 10000000}
@@ -126,8 +128,8 @@ header
 for pairs in $pairs_list; do
 	for scenario in vmx vmx-percpu; do
 		f=$out/$scenario-$pairs.data
-		"$perf" test -w kvmgen "$f" "$scenario" "$pairs" > /dev/null 2>&1 ||
-			{ echo "error: perf test -w kvmgen $f $scenario $pairs" >&2; exit 1; }
+		"$kvmgen" "$f" "$scenario" "$pairs" > /dev/null 2>&1 ||
+			{ echo "error: $kvmgen $f $scenario $pairs" >&2; exit 1; }
 		bench_input "$scenario $pairs" "$f"
 		rm -f "$f"*
 	done
@@ -135,8 +137,8 @@ done
 pairs=${pairs_list%% *}
 for modifier in system-wide threads pipe; do
 	f=$out/$modifier.data
-	"$perf" test -w kvmgen "$f" "vmx+$modifier" "$pairs" > /dev/null 2>&1 ||
-		{ echo "error: perf test -w kvmgen $f vmx+$modifier $pairs" >&2; exit 1; }
+	"$kvmgen" "$f" "vmx+$modifier" "$pairs" > /dev/null 2>&1 ||
+		{ echo "error: $kvmgen $f vmx+$modifier $pairs" >&2; exit 1; }
 	bench_input "vmx+$modifier $pairs" "$f"
 	rm -rf "$f"*
 done

@@ -8,7 +8,7 @@
 # fuzz.sh FUZZPERF PERF DIR [SECONDS [SANPERF]]
 #	Coverage-guided fuzzing of `perf kvm-events report` with AFL++.
 #	FUZZPERF is perf built with afl-clang-fast and ASan, PERF the normal
-#	build, which makes the seeds.  FUZZ_MODE says what is fuzzed:
+#	build, beside which make perf puts kvmgen, which makes the seeds.  FUZZ_MODE says what is fuzzed:
 #	  file   a perf.data file (-i FILE), the default
 #	  pipe   a file in pipe format (-i FILE)
 #	  stdin  the pipe format on standard input (-i -)
@@ -61,6 +61,7 @@ perf=$2
 dir=$3
 seconds=${4:-300}
 sperf=${5:-}
+kvmgen=$(dirname "$(readlink -f "$perf")")/kvmgen
 mode=${FUZZ_MODE:-file}
 case $mode in
 file|pipe|stdin|dir) ;;
@@ -121,8 +122,8 @@ pipe|stdin) modifier=+pipe ;;
 *) modifier="" ;;
 esac
 if [ "$mode" = dir ]; then
-	"$perf" test -w kvmgen "$dir/tmpl" vmx+threads 8 > /dev/null ||
-		{ echo "error: $perf test -w kvmgen vmx+threads failed" >&2; exit 1; }
+	"$kvmgen" "$dir/tmpl" vmx+threads 8 > /dev/null ||
+		{ echo "error: $kvmgen vmx+threads failed" >&2; exit 1; }
 	rm -f "$dir"/tmpl.*
 	for f in "$dir"/tmpl/data.*; do
 		cp "$f" "$dir/seeds/$(basename "$f")"
@@ -131,8 +132,8 @@ fi
 for s in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 loongarch64 pvm \
 	 vmx-nested vmx-halt; do
 	[ "$mode" = dir ] && break
-	"$perf" test -w kvmgen "$dir/seeds/$s.data" "$s$modifier" 8 > /dev/null ||
-		{ echo "error: $perf test -w kvmgen $s$modifier failed" >&2; exit 1; }
+	"$kvmgen" "$dir/seeds/$s.data" "$s$modifier" 8 > /dev/null ||
+		{ echo "error: $kvmgen $s$modifier failed" >&2; exit 1; }
 	# the ground truth files beside it are no seeds
 	rm -f "$dir/seeds/$s.data."*
 done

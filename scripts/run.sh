@@ -12,6 +12,8 @@ perf=$1
 dir=$(cd "$(dirname "$0")/.." && pwd)/build/run
 mkdir -p "$dir"
 export PATH="$(dirname "$perf"):$PATH"
+# the generator, built beside perf by make perf
+kvmgen=$(dirname "$(readlink -f "$perf")")/kvmgen
 
 report() {
 	echo
@@ -42,8 +44,8 @@ else
 fi
 
 echo
-echo "== A generated recording (perf test -w kvmgen), 4 vcpus on VMX:"
-"$perf" test -w kvmgen "$dir/gen.data" vmx || exit 1
+echo "== A generated recording (kvmgen), 4 vcpus on VMX:"
+"$kvmgen" "$dir/gen.data" vmx || exit 1
 report -i "$dir/gen.data"
 report -i "$dir/gen.data" --event mmio
 report -i "$dir/gen.data" --event mmio --vcpu 1
@@ -52,7 +54,7 @@ report -i "$dir/gen.data" --key time
 echo
 echo "== Generated recordings of other architectures, nested and halt:"
 for scenario in arm64 s390 ppc64le riscv64 loongarch64 pvm vmx-nested vmx-halt; do
-	"$perf" test -w kvmgen "$dir/$scenario.data" "$scenario" || exit 1
+	"$kvmgen" "$dir/$scenario.data" "$scenario" || exit 1
 	echo
 	echo "== $scenario"
 	report -i "$dir/$scenario.data" --key time

@@ -3,27 +3,27 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # Samples per second, average and p99 times of every key of two generated
-# recordings, checked by lib/kvm_events_diff_oracle.py against their
-# .events files; keys only one recording has are shown as new or gone.
+# recordings, checked by lib/kvm_events_check.py against their .events
+# files; keys only one recording has are shown as new or gone.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
-oracle="$(dirname "$0")/lib/kvm_events_diff_oracle.py"
 err=0
 
-perf test -w kvmgen "$dir/old.data" vmx 1000 > /dev/null || exit 1
-perf test -w kvmgen "$dir/new.data" vmx 3000 > /dev/null || exit 1
-perf test -w kvmgen "$dir/svm.data" svm 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/old.data" vmx 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/new.data" vmx 3000 > /dev/null || exit 1
+"$KVMGEN" "$dir/svm.data" svm 1000 > /dev/null || exit 1
 for analysis in vmexit mmio ioport; do
-	python3 "$oracle" "$dir/old.data" "$dir/new.data" $analysis || err=1
+	kvm_events_check diff "$dir/old.data" "$dir/new.data" $analysis || err=1
 done
 # Every VMX key is gone and every SVM one new.
-python3 "$oracle" "$dir/old.data" "$dir/svm.data" vmexit || err=1
+kvm_events_check diff "$dir/old.data" "$dir/svm.data" vmexit || err=1
 perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' HLT .* gone ' ||
 	{ echo "FAIL: HLT is not shown as gone"; err=1; }
 perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' hlt .* new ' ||
@@ -31,7 +31,7 @@ perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' hlt .* new ' ||
 
 # A pipe recording has no sample times in its header: its span comes from
 # its samples, and the same events as a file give no change at all.
-perf test -w kvmgen "$dir/old.pipe" vmx+pipe 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/old.pipe" vmx+pipe 1000 > /dev/null || exit 1
 perf kvm-events diff "$dir/old.pipe" "$dir/old.data" > "$dir/pipe.diff" || err=1
 if ! grep -q "^Compare $dir/old.pipe (0\.[0-9]*s) with $dir/old.data (0\.[0-9]*s):" "$dir/pipe.diff" ||
    grep -q -e new -e gone "$dir/pipe.diff" ||
@@ -46,7 +46,7 @@ grep -q "old.pipe has no first and last sample times" "$dir/time.err" ||
 	{ echo "FAIL: --time in percents of a pipe recording:"; cat "$dir/time.err"; err=1; }
 
 # Exit reasons of two architectures: refused
-perf test -w kvmgen "$dir/arm64.data" arm64 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/arm64.data" arm64 1000 > /dev/null || exit 1
 if perf kvm-events diff "$dir/old.data" "$dir/arm64.data" > /dev/null 2> "$dir/arch.err" ||
    ! grep -q "was recorded on x86, .* on arm64: their exits cannot be compared" "$dir/arch.err"; then
 	echo "FAIL: diff of x86 and arm64 recordings:"

@@ -7,6 +7,7 @@
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -33,7 +34,7 @@ expect_error() {
 	fi
 }
 
-perf test -w kvmgen "$dir/good.data" vmx > /dev/null || exit 1
+"$KVMGEN" "$dir/good.data" vmx > /dev/null || exit 1
 : > "$dir/empty.data"
 head -c 4096 /dev/zero | tr '\0' 'x' > "$dir/garbage.data"
 head -c 65536 "$dir/good.data" > "$dir/cut.data"
@@ -102,7 +103,7 @@ for d in 0 4294967296 x; do
 done
 # A --threads directory with a data.N file lost, and one cut short: both
 # named, and what is whole reported.
-perf test -w kvmgen "$dir/threads" vmx+threads 2000 > /dev/null || exit 1
+"$KVMGEN" "$dir/threads" vmx+threads 2000 > /dev/null || exit 1
 rm "$dir/threads/data.1"
 head -c 5000 "$dir/threads/data.2" > "$dir/cut.2" && mv "$dir/cut.2" "$dir/threads/data.2"
 if ! perf kvm-events report -i "$dir/threads" > /dev/null 2> "$dir/threads.err" ||

@@ -12,6 +12,7 @@
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 if [ "$(id -u)" != 0 ] || ! perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit; then
 	echo "skip: recording kvm tracepoints needs root and the kvm tracepoints in tracefs"
@@ -34,8 +35,8 @@ compare_layout() {
 	real=$1
 	modifier=$2
 
-	if ! perf test -w kvmgen "$dir/gen.data" "vmx$modifier" 100 > /dev/null 2>&1; then
-		echo "FAIL: perf test -w kvmgen vmx$modifier"
+	if ! "$KVMGEN" "$dir/gen.data" "vmx$modifier" 100 > /dev/null 2>&1; then
+		echo "FAIL: kvmgen vmx$modifier"
 		err=1
 		return
 	fi

@@ -7,11 +7,12 @@
 # not handle.  Every statistic must be the same either way, on each layout
 # perf record writes: kvmgen's SCENARIO+MODIFIER recordings are laid out
 # as perf record lays them out with the matching options (see the
-# layout_modifiers of tests/workloads/kvmgen.c), and -v must say that the
+# layout_modifiers of tests/kvm-events-gen/kvmgen.c), and -v must say that the
 # fast reader read them, as a file, a stream or a directory.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -60,8 +61,8 @@ compare_readers() {
 
 for scenario in vmx svm vmx-old unpaired two-vms vmx-percpu; do
 	data="$dir/$scenario.data"
-	if ! perf test -w kvmgen "$data" "$scenario" 20000 > /dev/null 2>&1; then
-		echo "FAIL: perf test -w kvmgen $scenario"
+	if ! "$KVMGEN" "$data" "$scenario" 20000 > /dev/null 2>&1; then
+		echo "FAIL: kvmgen $scenario"
 		err=1
 		continue
 	fi
@@ -75,8 +76,8 @@ for layout in system-wide callchain dwarf data read single \
 	for scenario in vmx vmx-percpu; do
 		for out in "" +pipe; do
 			data="$dir/layout.data"
-			if ! perf test -w kvmgen "$data" "$scenario+$layout$out" 5000 > /dev/null 2>&1; then
-				echo "FAIL: perf test -w kvmgen $scenario+$layout$out"
+			if ! "$KVMGEN" "$data" "$scenario+$layout$out" 5000 > /dev/null 2>&1; then
+				echo "FAIL: kvmgen $scenario+$layout$out"
 				err=1
 				continue
 			fi
@@ -89,20 +90,20 @@ done
 
 # A pipe: standard input, and a pipe-format file
 data="$dir/pipe.data"
-if perf test -w kvmgen "$data" two-vms+pipe 20000 > /dev/null 2>&1; then
+if "$KVMGEN" "$data" two-vms+pipe 20000 > /dev/null 2>&1; then
 	compare_readers "$data" stream
 	compare_readers "-$data" stream vmexit ioport
 else
-	echo "FAIL: perf test -w kvmgen two-vms+pipe"
+	echo "FAIL: kvmgen two-vms+pipe"
 	err=1
 fi
 
 # A perf record --threads directory: the header file and one data.N per CPU
 data="$dir/threads.data"
-if perf test -w kvmgen "$data" vmx+threads 20000 > /dev/null 2>&1; then
+if "$KVMGEN" "$data" vmx+threads 20000 > /dev/null 2>&1; then
 	compare_readers "$data" directory
 else
-	echo "FAIL: perf test -w kvmgen vmx+threads"
+	echo "FAIL: kvmgen vmx+threads"
 	err=1
 fi
 rm -rf "$data"
@@ -110,10 +111,10 @@ rm -rf "$data"
 # Larger than one window the reader maps (32 MiB): records across a
 # window's end, and with two threads, the windows mapped ahead by a third.
 data="$dir/large.data"
-if perf test -w kvmgen "$data" vmx-percpu 120000 > /dev/null 2>&1; then
+if "$KVMGEN" "$data" vmx-percpu 120000 > /dev/null 2>&1; then
 	compare_readers "$data" file
 else
-	echo "FAIL: perf test -w kvmgen $data vmx-percpu 120000"
+	echo "FAIL: kvmgen $data vmx-percpu 120000"
 	err=1
 fi
 rm -f "$data"*

@@ -4,7 +4,7 @@
 
 # --stats, --vcpu ranges, --duration, --time, -p, --per-vcpu, --per-vm,
 # every --key, --top, --histogram, --json and --csv, checked by
-# lib/kvm_events_oracle.py against the .events file of generated
+# lib/kvm_events_check.py against the .events file of generated
 # recordings.  The 20000-exit recording has keys past 1024 timed samples,
 # whose percentiles come from the histogram.  The other architectures',
 # nested, PVM and halt recordings are checked too; on arm64 and riscv64,
@@ -12,12 +12,12 @@
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
-oracle="$(dirname "$0")/lib/kvm_events_oracle.py"
 err=0
 
 for run in "vmx" "svm" "vmx-old" "unpaired" "two-vms" "vmx 20000" \
@@ -25,12 +25,12 @@ for run in "vmx" "svm" "vmx-old" "unpaired" "two-vms" "vmx 20000" \
 	   "vmx-nested" "vmx-halt"; do
 	set -- $run
 	data="$dir/$1-${2:-default}.data"
-	if ! perf test -w kvmgen "$data" "$@" > /dev/null; then
-		echo "FAIL: perf test -w kvmgen $run"
+	if ! "$KVMGEN" "$data" "$@" > /dev/null; then
+		echo "FAIL: kvmgen $run"
 		err=1
 		continue
 	fi
-	python3 "$oracle" "$data" "$run" || err=1
+	kvm_events_check options "$data" "$run" || err=1
 done
 
 exit $err

@@ -12,6 +12,7 @@
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
@@ -39,7 +40,7 @@ print(off, "end")
 
 # A file cut every 997 bytes, from inside the header to inside the
 # features after the data.
-perf test -w kvmgen "$dir/vmx.data" vmx 20 > /dev/null || exit 1
+"$KVMGEN" "$dir/vmx.data" vmx 20 > /dev/null || exit 1
 size=$(stat -c %s "$dir/vmx.data")
 cut=0
 while [ "$cut" -lt "$size" ]; do

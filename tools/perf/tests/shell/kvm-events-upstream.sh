@@ -10,6 +10,7 @@
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -33,8 +34,8 @@ rows() {
 
 for scenario in vmx svm vmx-old; do
 	data="$dir/$scenario.data"
-	perf test -w kvmgen "$data" "$scenario" > /dev/null || {
-		echo "FAIL: perf test -w kvmgen $scenario"
+	"$KVMGEN" "$data" "$scenario" > /dev/null || {
+		echo "FAIL: kvmgen $scenario"
 		err=1
 		continue
 	}

@@ -1,0 +1,527 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The one oracle of the kvm-events shell tests: kvmgen's ground truth.
+
+kvmgen writes, beside each recording FILE, FILE.events (one line per
+sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip")
+and FILE.truth (comment lines with the samples of each tracepoint and the
+losses, then "analysis vcpu key samples paired total_ns" per key).  Every
+expected value below is derived from those two files alone, never from
+another perf output, and compared with `perf kvm-events report --json`
+(and the table, --csv, --top and --histogram where those are what is
+tested).  Values are exact; only the percentiles of keys with more than
+1024 timed samples, which come from a histogram, are within the
+documented 0.4%.
+
+  kvm_events_check.py table FILE NAME
+        .truth is .events summed; every analysis of FILE as a table, for
+        all vcpus and for vcpu 1, sorted by samples and by time
+  kvm_events_check.py options FILE NAME
+        every analysis of FILE with --stats, --vcpu, --duration, --time,
+        -p, --per-vcpu, --per-vm, every --key, --top, --histogram, --csv
+  kvm_events_check.py diff OLD NEW ANALYSIS
+        perf kvm-events diff: rates, average and p99 times of every key
+  kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
+        the buckets of the totals: every kvm sample read is in one
+  kvm_events_check.py lost FILE [REPORT OPTION...]
+        lost events counted once, as many as the truth's 'lost'
+
+Exit status 0 when all is equal, 1 with a "FAIL: " line per difference.
+"""
+
+import csv
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+
+EXACT_MAX = 1024
+BOUND = 0.004
+
+failures = []
+
+
+def fail(case, what):
+    failures.append(f"{case}: {what}")
+
+
+# Samples that have no time, and yet are not unpaired
+NO_TIME_KEYS = {("halt", "grow"), ("halt", "shrink")}
+
+COLUMNS = {"vmexit": "VM-EXIT", "mmio": "MMIO Access", "ioport": "IO Port Access",
+           "msr": "MSR Access", "hypercall": "Hypercall", "halt": "Halt",
+           "userspace": "Userspace Exit"}
+
+
+class Sample:
+    def __init__(self, line):
+        f = line.split()
+        # vcpu "?": the recording has no vcpu ids (arm64, riscv64).
+        self.analysis, self.pid = f[0], int(f[2])
+        self.vcpu = None if f[1] == "?" else int(f[1])
+        self.full_key = f[3]
+        # Names after a slash (hypercall keys of other arches) are
+        # dropped, as strip_names() drops the report's.
+        self.key = f[3].partition("/")[0]
+        self.time = int(f[4])
+        self.duration = None if f[5] == "-" else int(f[5])
+        self.rip = int(f[6], 16)
+
+
+def read_events(data):
+    with open(data + ".events") as f:
+        return [Sample(line) for line in f if not line.startswith("#")]
+
+
+def read_truth(data):
+    """The .truth: its header fields by name, and its table by key."""
+    header, table = {}, {}
+    with open(data + ".truth") as f:
+        for line in f:
+            words = line.split()
+            if line.startswith("#"):
+                # "# samples total N tp N ...", "# orphan_entries N ... lost N"
+                for i in range(1, len(words) - 1):
+                    if words[i + 1].isdigit():
+                        header.setdefault(words[i], int(words[i + 1]))
+                continue
+            table[(words[0], words[1], words[2])] = tuple(int(w) for w in words[3:6])
+    return header, table
+
+
+def check_truth_table(data, events):
+    """.truth's table must be .events summed per analysis, vcpu and key."""
+    _, table = read_truth(data)
+    two_vms = len({s.pid for s in events}) > 1
+    sums = {}
+    for s in events:
+        vcpu = "?" if s.vcpu is None else (f"{s.pid}/{s.vcpu}" if two_vms else str(s.vcpu))
+        cell = sums.setdefault((s.analysis, vcpu, s.full_key), [0, 0, 0])
+        cell[0] += 1
+        if s.duration is not None:
+            cell[1] += 1
+            cell[2] += s.duration
+    sums = {k: tuple(v) for k, v in sums.items()}
+    if sums != table:
+        diff = sorted(set(sums.items()) ^ set(table.items()))[:5]
+        fail(data, f".truth is not the sum of .events: {diff}")
+
+
+def percentile(values, pct):
+    rank = max(1, min(len(values), math.ceil(pct / 100 * len(values))))
+    return values[rank - 1]
+
+
+def key_stats(samples):
+    durations = sorted(s.duration for s in samples if s.duration is not None)
+    st = {"samples": len(samples), "timed": len(durations),
+          "total_ns": sum(durations)}
+    if durations:
+        n = len(durations)
+        mean = st["total_ns"] / n
+        st["min_ns"], st["max_ns"] = durations[0], durations[-1]
+        st["avg_ns"] = mean
+        st["stddev_ns"] = (math.sqrt(sum((d - mean) ** 2 for d in durations) / (n - 1))
+                           if n > 1 else 0.0)
+        for pct, name in ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p99.9_ns")):
+            st[name] = percentile(durations, pct)
+    return st
+
+
+def perf(args):
+    out = subprocess.run(["perf"] + args, capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"perf {' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
+    return out.stdout
+
+
+def report(data, args, json_out=True):
+    out = perf(["kvm-events", "report", "-i", data] + args + (["--json"] if json_out else []))
+    return json.loads(out) if json_out else out
+
+
+def compare_key(case, name, got, want):
+    for field, value in want.items():
+        if field.startswith("p") and field.endswith("_ns"):
+            continue
+        if field in ("avg_ns", "stddev_ns"):
+            # printed with 3 decimals
+            if abs(got.get(field, -1) - value) > 1e-3 + 1e-9 * value:
+                fail(case, f"{name} {field} {got.get(field)} != {value}")
+        elif got.get(field) != value:
+            fail(case, f"{name} {field} {got.get(field)} != {value}")
+    if not want["timed"]:
+        return
+    exact = want["timed"] <= EXACT_MAX
+    if got.get("percentiles_exact") != exact:
+        fail(case, f"{name} percentiles_exact {got.get('percentiles_exact')} != {exact}")
+    for field in ("p50_ns", "p90_ns", "p99_ns", "p99.9_ns"):
+        value = want[field]
+        if exact and got.get(field) != value:
+            fail(case, f"{name} {field} {got.get(field)} != {value}")
+        if not exact and abs(got.get(field, -1) - value) > BOUND * value:
+            fail(case, f"{name} {field} {got.get(field)} not within 0.4% of {value}")
+
+
+# Names the report adds to these keys, after a slash
+KEY_NAMES = {"0x830:W": "X2APIC_ICR", "0x6e0:W": "TSC_DEADLINE", "0xc0000080:R": "EFER",
+             "5": "KICK_CPU", "10": "SEND_IPI", "11": "SCHED_YIELD"}
+
+
+def strip_names(case, got):
+    """Checks the names of well-known keys, then drops every name."""
+    for k in got["keys"]:
+        key, _, name = k["key"].partition("/")
+        if key in KEY_NAMES and name != KEY_NAMES[key]:
+            fail(case, f"{k['key']}: expected the name {KEY_NAMES[key]}")
+        k["key"] = key
+    return got
+
+
+def untimed_of(samples):
+    return sum(1 for s in samples
+               if s.duration is None and (s.analysis, s.key) not in NO_TIME_KEYS)
+
+
+def check(case, data, args, selected, everything, group_of=None):
+    """Run the report with args; selected are the samples it must keep."""
+    got = strip_names(case, report(data, args))
+    groups = {}
+    for s in selected:
+        groups.setdefault((group_of(s) if group_of else 0, s.key), []).append(s)
+    got_keys = {(k["group"], k["key"]): k for k in got["keys"]}
+    if set(got_keys) != set(groups):
+        fail(case, f"keys {sorted(got_keys)} != {sorted(groups)}")
+        return got
+    for gk, samples in groups.items():
+        compare_key(case, gk, got_keys[gk], key_stats(samples))
+    t = got["totals"]
+    want = {"samples": len(selected), "filtered": len(everything) - len(selected),
+            "total_ns": sum(s.duration or 0 for s in selected)}
+    for field, value in want.items():
+        if t[field] != value:
+            fail(case, f"totals.{field} {t[field]} != {value}")
+    if t["no_end"] + t["no_begin"] != untimed_of(selected):
+        fail(case, f"no_end + no_begin {t['no_end'] + t['no_begin']} != {untimed_of(selected)}")
+    if t["read"] != t["samples"] + t["paired_ends"] + t["filtered"] + t["other"]:
+        fail(case, f"buckets do not add up to read {t['read']}")
+    return got
+
+
+def expected_table(analysis, vcpu, sort, selected, filtered):
+    """The report's table for these samples, as the RFC lays it out."""
+    keys = {}
+    for s in selected:
+        k = keys.setdefault(s.full_key, [0, 0, 0])
+        k[0] += 1
+        if s.duration is not None:
+            k[1] += 1
+            k[2] += s.duration
+    if sort == "time":
+        order = sorted(keys, key=lambda k: (-keys[k][2], -keys[k][0], k.encode()))
+    else:
+        order = sorted(keys, key=lambda k: (-keys[k][0], k.encode()))
+    keyed = sum(v[0] for v in keys.values())
+    total = sum(v[2] for v in keys.values())
+    untimed = untimed_of(selected)
+    head = ("Analyze events for all VCPUs:" if vcpu == "all"
+            else f"Analyze events for VCPU {vcpu}:")
+    out = [f"\n\n{head}\n\n",
+           "%20s %10s %13s %13s %15s\n\n" % (COLUMNS[analysis], "Samples", "Samples%",
+                                              "Time%", "Avg time")]
+    for k in order:
+        smp, paired, ns = keys[k]
+        out.append("%20s %10d %12.2f%%" % (k, smp, smp * 100 / keyed if keyed else 0))
+        if paired == 0:
+            out.append(" %13s %14s\n" % ("-", "-"))
+        else:
+            out.append(" %12.2f%% %12.2fus\n" % (ns * 100 / total if total else 0,
+                                                 ns / paired / 1000))
+    out.append("\nTotal Samples:%d, Total events handled time:%.2fus.\n" % (keyed, total / 1000))
+    if untimed:
+        out.append("Samples without time:%d (no end event:%d, no begin event:0).\n"
+                   % (untimed, untimed))
+    if filtered:
+        out.append("Filtered out:%d samples.\n" % filtered)
+    return "".join(out)
+
+
+def check_table(case, data, analysis, vcpu, sort, everything):
+    args = ["--event", analysis, "--key", sort]
+    selected = everything
+    if vcpu != "all":
+        args += ["--vcpu", str(vcpu)]
+        selected = [s for s in everything if s.vcpu == vcpu]
+    want = expected_table(analysis, vcpu, sort, selected, len(everything) - len(selected))
+    got = report(data, args, json_out=False)
+    if got != want:
+        fail(f"{case} table {' '.join(args)}",
+             "differs from the ground truth:\n--- expected\n" + want + "--- got\n" + got)
+
+
+def sort_value(sort, st):
+    return {"sample": st["samples"], "time": st["total_ns"],
+            "mean": st["total_ns"] // st["timed"] if st["timed"] else 0,
+            "min": st.get("min_ns", 0), "max": st.get("max_ns", 0),
+            "p99": st.get("p99_ns", 0)}[sort]
+
+
+def check_sort(case, data, analysis, samples):
+    by_key = {}
+    for s in samples:
+        by_key.setdefault(s.key, []).append(s)
+    stats = {k: key_stats(v) for k, v in by_key.items()}
+    for sort in ("sample", "time", "mean", "min", "max", "p99", "name"):
+        got = [k["key"].partition("/")[0]
+               for k in report(data, ["--event", analysis, "--key", sort])["keys"]]
+        if sort == "name":
+            want = sorted(stats)
+        else:
+            want = sorted(stats, key=lambda k: (-sort_value(sort, stats[k]),
+                                                -stats[k]["samples"], k))
+        # p99 past the exact range is within the bound only: compare sets there.
+        if sort == "p99" and any(st["timed"] > EXACT_MAX for st in stats.values()):
+            want, got = sorted(want), sorted(got)
+        if got != want:
+            fail(f"{case} --key {sort}", f"order {got} != {want}")
+
+
+def check_top(case, data, analysis, samples, n):
+    text = report(data, ["--event", analysis, "--top", str(n)], json_out=False)
+    rows = text.split("Slowest")[1].strip().splitlines()[4:4 + n]
+    got = [(r.split()[3].partition("/")[0], r.split()[4], int(r.split()[5], 16)) for r in rows]
+    timed = sorted((s for s in samples if s.duration is not None),
+                   key=lambda s: (-s.duration, s.time))[:n]
+    want = [(s.key, f"{s.duration / 1000:.2f}us", s.rip) for s in timed]
+    if got != want:
+        fail(f"{case} --top {n}", f"{got} != {want}")
+
+
+def check_histogram(case, data, analysis, samples):
+    text = report(data, ["--event", analysis, "--histogram"], json_out=False)
+    got, key = {}, None
+    for line in text.splitlines():
+        if line.endswith(" (us):"):
+            key = line[:-len(" (us):")].partition("/")[0]
+        elif key and line.startswith("["):
+            lo = int(line[1:line.index(",")])
+            got[(key, lo)] = int(line.split(")")[1].split()[0])
+    want = {}
+    for s in samples:
+        if s.duration is None:
+            continue
+        us = s.duration // 1000
+        lo = 0 if us == 0 else 1 << (us.bit_length() - 1)
+        want[(s.key, lo)] = want.get((s.key, lo), 0) + 1
+    got = {k: v for k, v in got.items() if v}
+    if got != want:
+        fail(f"{case} --histogram", f"{sorted(got.items())} != {sorted(want.items())}")
+
+
+def check_csv(case, data, analysis):
+    js = report(data, ["--event", analysis])
+    text = report(data, ["--event", analysis, "--csv"], json_out=False)
+    rows = list(csv.DictReader(io.StringIO(
+        "\n".join(line for line in text.splitlines() if not line.startswith("#")))))
+    if [r["key"] for r in rows] != [k["key"] for k in js["keys"]]:
+        fail(f"{case} --csv", "keys differ from --json")
+    for r, k in zip(rows, js["keys"]):
+        for field in ("samples", "timed", "total_ns", "min_ns", "max_ns", "p50_ns", "p99.9_ns"):
+            if field in k and int(r[field]) != k[field]:
+                fail(f"{case} --csv", f"{k['key']} {field} {r[field]} != {k[field]}")
+
+
+def cmd_report(data, scenario, tables):
+    events = read_events(data)
+    if not events:
+        fail(scenario, f"{data}.events has no sample")
+    if tables:
+        check_truth_table(data, events)
+    for analysis in sorted({s.analysis for s in events}):
+        everything = [s for s in events if s.analysis == analysis]
+        case = f"{scenario} {analysis}"
+        base = ["--event", analysis]
+        times = sorted(s.time for s in everything)
+        start, end = times[len(times) // 4], times[3 * len(times) // 4]
+        window = f"{start // 10**9}.{start % 10**9:09d},{end // 10**9}.{end % 10**9:09d}"
+        # arm64 and riscv64 record no vcpu id: no --vcpu, no --per-vcpu.
+        has_vcpu = all(s.vcpu is not None for s in everything)
+
+        # The table's keys are those of .events, but where the report
+        # adds a name (x86 MSRs and hypercalls): those the JSON checks.
+        named = analysis == "msr" or any(s.key in KEY_NAMES for s in everything)
+        if tables:
+            for vcpu in ("all", 1) if has_vcpu else ("all",):
+                for sort in ("sample", "time") if not named else ():
+                    check_table(case, data, analysis, vcpu, sort, everything)
+            continue
+        check(case, data, base + ["--stats"], everything, everything)
+        if has_vcpu:
+            check(case + " --vcpu 1", data, base + ["--vcpu", "1"],
+                  [s for s in everything if s.vcpu == 1], everything)
+            check(case + " --vcpu 0,2-3", data, base + ["--vcpu", "0,2-3"],
+                  [s for s in everything if s.vcpu in (0, 2, 3)], everything)
+        check(case + " --duration 50", data, base + ["--duration", "50"],
+              [s for s in everything if s.duration is not None and s.duration >= 50000],
+              everything)
+        check(case + " --time " + window, data, base + ["--time", window],
+              [s for s in everything if start <= s.time <= end], everything)
+        pid = everything[0].pid
+        check(case + f" -p {pid}", data, base + ["-p", str(pid)],
+              [s for s in everything if s.pid == pid], everything)
+        if has_vcpu:
+            check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything,
+                  everything, group_of=lambda s: s.vcpu)
+        check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
+              group_of=lambda s: s.pid)
+        check_sort(case, data, analysis, everything)
+        check_top(case, data, analysis, everything, 5)
+        check_histogram(case, data, analysis, everything)
+        check_csv(case, data, analysis)
+
+
+def seconds(path):
+    """The recording's span, from perf script's first and last sample."""
+    times = [float(t.rstrip(":")) for t in perf(["script", "-i", path, "-F", "time"]).split()]
+    return times[-1] - times[0]
+
+
+def diff_side(path, analysis, secs):
+    keys = {}
+    for s in read_events(path):
+        if s.analysis == analysis:
+            keys.setdefault(s.key, []).append(s)
+    side = {}
+    for key, samples in keys.items():
+        st = key_stats(samples)
+        side[key] = {"rate": st["samples"] / secs,
+                     "avg": st["total_ns"] / st["timed"] / 1000 if st["timed"] else None,
+                     "p99": st["p99_ns"] / 1000 if st["timed"] else None,
+                     "exact": st["timed"] <= EXACT_MAX}
+    return side
+
+
+def expected_change(old, new):
+    if old is None and new is None:
+        return "-"
+    if old is None:
+        return "new"
+    if new is None:
+        return "gone"
+    if old == 0:
+        return "0.00%" if new == 0 else "-"
+    return "%+.2f%%" % ((new - old) * 100 / old)
+
+
+def cmd_diff(old, new, analysis):
+    case = f"diff --event {analysis}"
+    out = perf(["kvm-events", "diff", "--event", analysis, old, new])
+    spans = re.search(r"^Compare .* \(([0-9.]+)s\) with .* \(([0-9.]+)s\):$", out, re.M)
+    o_s, n_s = seconds(old), seconds(new)
+    if not spans:
+        fail(case, "no 'Compare OLD (Ns) with NEW (Ns):' line")
+    else:
+        # perf script prints microseconds
+        for got, want in zip(spans.groups(), (o_s, n_s)):
+            if abs(float(got) - want) > 2e-6:
+                fail(case, f"span {got}s, expected {want:.6f}s")
+    o_keys, n_keys = diff_side(old, analysis, o_s), diff_side(new, analysis, n_s)
+    rows = {line.split()[0].partition("/")[0]: line.split()
+            for line in out.splitlines()[6:] if line.strip() and not line.startswith("Sorted")}
+    if set(rows) != set(o_keys) | set(n_keys):
+        fail(case, f"keys {sorted(rows)} != {sorted(set(o_keys) | set(n_keys))}")
+        return
+    for key, row in rows.items():
+        o, n = o_keys.get(key), n_keys.get(key)
+        for i, what in enumerate(("rate", "avg", "p99")):
+            ow = o[what] if o else None
+            nw = n[what] if n else None
+            cells = row[1 + 3 * i:4 + 3 * i]
+            for g, w, side in ((cells[0], ow, o), (cells[1], nw, n)):
+                if w is None:
+                    if g != "-":
+                        fail(case, f"{key} {what}: {g}, expected -")
+                    continue
+                value = float(g.rstrip("us"))
+                if what == "rate":
+                    # the span is known to the microsecond only
+                    ok = abs(value - w) <= 1e-4 * w + 0.01
+                elif what == "p99" and not side["exact"]:
+                    ok = abs(value - w) <= BOUND * w + 0.005
+                else:
+                    ok = g == "%.2f%s" % (w, "us")
+                if not ok:
+                    fail(case, f"{key} {what}: {g}, expected {w:.4f}")
+            # the change is exact where both values are
+            if what != "rate" and all(s is None or s["exact"] for s in (o, n)):
+                want = expected_change(ow, nw)
+                if cells[2] != want:
+                    fail(case, f"{key} {what} change: {cells[2]}, expected {want}")
+            elif what == "rate" and (o is None or n is None):
+                if cells[2] != expected_change(ow, nw):
+                    fail(case, f"{key} rate change: {cells[2]}, expected "
+                         f"{expected_change(ow, nw)}")
+
+
+def cmd_accounting(data, script_samples, args):
+    case = f"{data} {' '.join(args)}"
+    r = report(data, args)
+    header, _ = read_truth(data)
+    t = r["totals"]
+    checks = {
+        "read == perf script samples": t["read"] == script_samples,
+        "read == the truth's samples total": t["read"] == header.get("total"),
+        "read == sum of events_read": t["read"] == sum(r["events_read"].values()),
+        "read == samples + paired_ends + filtered + other + no_memory":
+            t["read"] == t["samples"] + t["paired_ends"] + t["filtered"] + t["other"] +
+            t["no_memory"],
+        "samples == sum over keys": t["samples"] == sum(k["samples"] for k in r["keys"]),
+        "untimed == no_end + no_begin":
+            sum(k["samples"] - k["timed"] for k in r["keys"]) == t["no_end"] + t["no_begin"],
+        "total_ns == sum over keys": t["total_ns"] == sum(k["total_ns"] for k in r["keys"]),
+    }
+    for name, ok in checks.items():
+        if not ok:
+            fail(case, f"{name}: {t}")
+
+
+def cmd_lost(data, args):
+    case = f"{data} {' '.join(args)}"
+    header, _ = read_truth(data)
+    lost = header.get("lost", 0)
+    if not lost:
+        fail(case, "no loss in the ground truth")
+        return
+    # kvmgen's +lost drops 7 events per PERF_RECORD_LOST
+    chunks = lost // 7
+    t = report(data, args)["totals"]
+    for field, want in (("lost_events", lost), ("perf_record_lost", lost),
+                        ("perf_record_lost_samples", lost), ("lost_chunks", chunks)):
+        if t[field] != want:
+            fail(case, f"totals.{field} {t[field]} != {want}")
+    text = report(data, args, json_out=False)
+    if f"\nLost events:{lost}, in {chunks} chunks.\n" not in text:
+        fail(case, f"the footer does not say 'Lost events:{lost}, in {chunks} chunks.'")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd in ("table", "options"):
+        cmd_report(args[0], args[1], cmd == "table")
+    elif cmd == "diff":
+        cmd_diff(args[0], args[1], args[2])
+    elif cmd == "accounting":
+        cmd_accounting(args[0], int(args[1]), args[2:])
+    elif cmd == "lost":
+        cmd_lost(args[0], args[1:])
+    else:
+        print(f"FAIL: kvm_events_check.py: unknown command {cmd}")
+        return 1
+    for line in failures:
+        print("FAIL:", line)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
