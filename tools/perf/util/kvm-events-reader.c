@@ -53,6 +53,7 @@
 #include "header.h"
 #include "kvm-events.h"
 #include "machine.h"
+#include "mutex.h"
 #include "sample.h"
 #include "session.h"
 
@@ -86,9 +87,13 @@ struct batch {
 /* From the reading thread to the pairing one */
 struct pipeline {
 	pthread_t			thread;
-	pthread_mutex_t			lock;
-	pthread_cond_t			cond;
+	struct mutex			lock;
+	struct cond			cond;
 	struct batch			batches[NR_BATCHES];
+	/*
+	 * Each thread writes one counter, under the lock, and reads its own
+	 * without it: the reading thread produced, the pairing one consumed.
+	 */
 	unsigned int			produced;
 	unsigned int			consumed;
 	bool				stop;
@@ -338,16 +343,16 @@ static int pipeline__publish(struct pipeline *p, int err, bool last)
 	struct batch *b = &p->batches[p->produced % NR_BATCHES];
 	int ret = 0;
 
-	pthread_mutex_lock(&p->lock);
+	mutex_lock(&p->lock);
 	b->err = err;
 	b->last = last;
 	p->produced++;
-	pthread_cond_broadcast(&p->cond);
+	cond_broadcast(&p->cond);
 	while (!last && p->produced - p->consumed == NR_BATCHES)
-		pthread_cond_wait(&p->cond, &p->lock);
+		cond_wait(&p->cond, &p->lock);
 	if (p->stop)
 		ret = -ECANCELED;
-	pthread_mutex_unlock(&p->lock);
+	mutex_unlock(&p->lock);
 	/* After the last one, that slot may be a batch not yet paired. */
 	if (!last)
 		p->batches[p->produced % NR_BATCHES].nr = 0;
@@ -928,10 +933,10 @@ static int reader__consume_batches(struct reader *r)
 		size_t i;
 		bool last;
 
-		pthread_mutex_lock(&p->lock);
+		mutex_lock(&p->lock);
 		while (p->consumed == p->produced)
-			pthread_cond_wait(&p->cond, &p->lock);
-		pthread_mutex_unlock(&p->lock);
+			cond_wait(&p->cond, &p->lock);
+		mutex_unlock(&p->lock);
 		b = &p->batches[p->consumed % NR_BATCHES];
 		for (i = 0; !ret && i < b->nr; i++)
 			ret = reader__order(r, &b->items[i]);
@@ -940,12 +945,12 @@ static int reader__consume_batches(struct reader *r)
 		last = b->last;
 		if (last && !ret)
 			reader__flush(r, (u64)-1);
-		pthread_mutex_lock(&p->lock);
+		mutex_lock(&p->lock);
 		p->consumed++;
 		/* On an error, the reading thread stops at its next batch. */
 		p->stop = p->stop || ret;
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->lock);
+		cond_broadcast(&p->cond);
+		mutex_unlock(&p->lock);
 		if (last)
 			return ret;
 	}
@@ -963,8 +968,8 @@ static int reader__run_threaded(struct reader *r)
 		if (!p->batches[i].items)
 			goto out;
 	}
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->cond, NULL);
+	mutex_init(&p->lock);
+	cond_init(&p->cond);
 	r->pipe = p;
 	ret = pthread_create(&p->thread, NULL, reading_thread, r);
 	if (ret) {
@@ -975,8 +980,8 @@ static int reader__run_threaded(struct reader *r)
 		pthread_join(p->thread, NULL);
 		r->pipe = NULL;
 	}
-	pthread_cond_destroy(&p->cond);
-	pthread_mutex_destroy(&p->lock);
+	cond_destroy(&p->cond);
+	mutex_destroy(&p->lock);
 out:
 	for (i = 0; i < NR_BATCHES; i++)
 		free(p->batches[i].items);

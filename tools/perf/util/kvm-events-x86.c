@@ -66,23 +66,42 @@ static bool svm_exit_is_idle(u32 code)
 	return code == SVM_EXIT_HLT;
 }
 
-/* The MSRs guests exit on most, by the names of the kernel's msr-index.h */
-static const struct kvm_code_name msr_names[] = {
-	{ 0x10, "TSC" }, { 0x1b, "APIC_BASE" }, { 0x3a, "FEATURE_CONTROL" },
-	{ 0x48, "SPEC_CTRL" }, { 0x49, "PRED_CMD" }, { 0x6e0, "TSC_DEADLINE" },
-	{ 0x80b, "X2APIC_EOI" }, { 0x830, "X2APIC_ICR" },
-	{ 0x838, "X2APIC_TMICT" }, { 0x83f, "X2APIC_SELF_IPI" },
-	{ 0xc0000080, "EFER" }, { 0xc0000081, "STAR" }, { 0xc0000082, "LSTAR" },
-	{ 0xc0000100, "FS_BASE" }, { 0xc0000101, "GS_BASE" },
-	{ 0xc0000102, "KERNEL_GS_BASE" }, { 0xc0000103, "TSC_AUX" },
+/*
+ * MSR names: msr-index.h's, as perf trace's x86_msr.sh generates them
+ * for its tracepoint beautifiers, and the MSRs that header lacks.
+ */
+#include "trace/beauty/generated/x86_arch_MSRs_array.c"
+
+static const struct kvm_code_name more_msr_names[] = {
+	/* The script leaves this one out; guests write it on every timer. */
+	{ 0x6e0, "IA32_TSC_DEADLINE" },
+	/* x2APIC registers: 0x800 + the xAPIC offset / 16 */
+	{ 0x802, "X2APIC_ID" }, { 0x808, "X2APIC_TPR" }, { 0x80b, "X2APIC_EOI" },
+	{ 0x830, "X2APIC_ICR" }, { 0x838, "X2APIC_TMICT" },
+	{ 0x839, "X2APIC_TMCCT" }, { 0x83f, "X2APIC_SELF_IPI" },
+	/* KVM's paravirtual MSRs, of the uapi asm/kvm_para.h */
+	{ 0x11, "KVM_WALL_CLOCK" }, { 0x12, "KVM_SYSTEM_TIME" },
 	{ 0x4b564d00, "KVM_WALL_CLOCK_NEW" }, { 0x4b564d01, "KVM_SYSTEM_TIME_NEW" },
 	{ 0x4b564d02, "KVM_ASYNC_PF_EN" }, { 0x4b564d03, "KVM_STEAL_TIME" },
-	{ 0x4b564d04, "KVM_PV_EOI_EN" },
+	{ 0x4b564d04, "KVM_PV_EOI_EN" }, { 0x4b564d05, "KVM_POLL_CONTROL" },
 };
+
+static const char *msr_name_in(const char * const *names, size_t nr, u64 base,
+			       u32 index)
+{
+	return index >= base && index - base < nr ? names[index - base] : NULL;
+}
 
 const char *kvm_events_x86_msr_name(u32 index)
 {
-	return kvm_code_name__find(msr_names, ARRAY_SIZE(msr_names), index);
+	const char *name;
+
+	name = msr_name_in(x86_MSRs, ARRAY_SIZE(x86_MSRs), 0, index) ?:
+	       msr_name_in(x86_64_specific_MSRs, ARRAY_SIZE(x86_64_specific_MSRs),
+			   x86_64_specific_MSRs_offset, index) ?:
+	       msr_name_in(x86_AMD_V_KVM_MSRs, ARRAY_SIZE(x86_AMD_V_KVM_MSRs),
+			   x86_AMD_V_KVM_MSRs_offset, index);
+	return name ?: kvm_code_name__find(more_msr_names, ARRAY_SIZE(more_msr_names), index);
 }
 
 /* The cpuid of a recording whose kvm_exit has no isa field */

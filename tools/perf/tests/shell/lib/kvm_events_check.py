@@ -165,7 +165,7 @@ def compare_key(case, name, got, want):
 
 
 # Names the report adds to these keys, after a slash
-KEY_NAMES = {"0x830:W": "X2APIC_ICR", "0x6e0:W": "TSC_DEADLINE", "0xc0000080:R": "EFER",
+KEY_NAMES = {"0x830:W": "X2APIC_ICR", "0x6e0:W": "IA32_TSC_DEADLINE", "0xc0000080:R": "EFER",
              "5": "KICK_CPU", "10": "SEND_IPI", "11": "SCHED_YIELD"}
 
 
