@@ -7,6 +7,7 @@
  * pairs each vcpu's samples with them; kvm-events-analyses.c holds the
  * table of analyses, so that adding one is adding one entry there.
  */
+#include <linux/bits.h>
 #include <linux/types.h>
 #include "kvm-events.h"
 
@@ -34,10 +35,26 @@ struct kvm_events_analysis {
 	bool		(*whole)(const struct kvm_events_sample *s, u64 *key,
 				 u64 *duration);
 	void		(*key_name)(u64 key, char *buf, size_t size);
-	/* A vcpu waiting for work, whose time is not overhead */
+	/* Optional: a vcpu waiting for work, whose time is not overhead */
 	bool		(*is_idle)(u64 key);
 };
 
 #define KVM_EVENTS_NO_TIME	(~0ULL)
+
+/* Where keys that differ by architecture keep their isa */
+#define KVM_EVENTS_KEY_ISA_SHIFT	32
+
+#define KVM_EVENTS_VMEXIT_TPS	(BIT(KVM_TP_EXIT) | BIT(KVM_TP_ENTRY))
+
+/* The end of most analyses: the vcpu is back in the guest */
+bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key);
+
+extern const struct kvm_events_analysis kvm_events_analysis_vmexit;
+extern const struct kvm_events_analysis kvm_events_analysis_mmio;
+extern const struct kvm_events_analysis kvm_events_analysis_ioport;
+extern const struct kvm_events_analysis kvm_events_analysis_userspace;
+extern const struct kvm_events_analysis kvm_events_analysis_msr;
+extern const struct kvm_events_analysis kvm_events_analysis_hypercall;
+extern const struct kvm_events_analysis kvm_events_analysis_halt;
 
 #endif /* __PERF_KVM_EVENTS_ANALYSIS_H */
