@@ -933,7 +933,7 @@ static int kvm_events__load(struct kvm_events *kvm)
 	int ret = open_session(kvm);
 
 	if (!ret)
-		ret = read_session(kvm, args.analysis);
+		ret = read_session(kvm, kvm->args->analysis);
 	if (!ret)
 		kvm_events_report__finish(&kvm->report);
 	return ret;
@@ -950,7 +950,7 @@ static void kvm_events__exit(struct kvm_events *kvm)
 static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
 {
 	return (struct kvm_events_display){
-		.view		= &args.view,
+		.view		= &kvm->args->view,
 		.report		= &kvm->report,
 		.input		= kvm->input,
 		.machine	= &kvm->session->machines.host,
@@ -1238,7 +1238,8 @@ static void live__print(struct live *live)
 	struct kvm_events_key **keys;
 	size_t nr;
 
-	keys = kvm_events_report__sorted(&live->kvm.report, args.view.sort, &nr);
+	keys = kvm_events_report__sorted(&live->kvm.report, live->kvm.args->view.sort,
+					  &nr);
 	if (!keys)
 		return;
 	if (live->clear)
@@ -1301,7 +1302,8 @@ static bool recorder_started(void)
 static int live__read(struct live *live)
 {
 	struct kvm_events *kvm = &live->kvm;
-	int ret = kvm_events_report__init(&kvm->report, args.analysis, &kvm->opts);
+	int ret = kvm_events_report__init(&kvm->report, kvm->args->analysis,
+					  &kvm->opts);
 
 	if (!ret && !recorder_started())
 		return LIVE_RECORDER_FAILED;
@@ -1415,8 +1417,11 @@ static const struct option kvm_events_options[] = {
 
 int cmd_kvm_events(int argc, const char **argv)
 {
-	/* Its first line given: parse_options_subcommand() would allocate it. */
-	const char *usage[] = {
+	/*
+	 * The first line is given, so parse_options_subcommand() leaves the
+	 * array alone: it writes only a first line that is NULL.
+	 */
+	static const char * const usage[] = {
 		"perf kvm-events [<options>] {record|report|live|diff}",
 		"perf kvm-events record [<options>] [<perf record options>] [-- <command>]",
 		"perf kvm-events report [<options>]",
@@ -1428,7 +1433,7 @@ int cmd_kvm_events(int argc, const char **argv)
 	int ret;
 
 	argc = parse_options_subcommand(argc, argv, kvm_events_options,
-					kvm_events_subcommands, usage,
+					kvm_events_subcommands, (const char **)usage,
 					PARSE_OPT_STOP_AT_NON_OPTION);
 	if (!argc)
 		usage_with_options(usage, kvm_events_options);
