@@ -35,6 +35,7 @@
 #include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-events.h"
+#include "util/kvm-events-display.h"
 #include "util/machine.h"
 #include "util/sample.h"
 #include "util/session.h"
@@ -46,41 +47,31 @@
 /* Room for the tracepoints record asks for: those of util/kvm-events-tp.c */
 #define MAX_RECORDED_TRACEPOINTS	64
 
-enum output_format {
-	OUTPUT_TABLE,
-	OUTPUT_JSON,
-	OUTPUT_CSV,
+/* What the command line asks for, each option parsed as it is read */
+struct kvm_events_args {
+	const struct kvm_events_analysis *analysis;
+	struct kvm_events_options	opts;	/* the filters, the statistics */
+	struct kvm_events_view		view;
+	const char			*input;
+	int				threads;
+	u32				record_tps;	/* record: BIT(tp) to record */
+	u32				delay;		/* live: seconds per refresh */
+	bool				stats;
+	bool				force;
+	bool				generic_reader;
 };
 
+/* One recording, read into a report */
 struct kvm_events {
 	struct perf_tool		tool;
 	struct kvm_events_report	report;
+	/* The args' filters, with this recording's --time ranges */
 	struct kvm_events_options	opts;
 	struct perf_session		*session;
 	struct perf_data		data;	/* the session points to it */
-	const struct column		*columns[16];
-	int				nr_columns;
-	enum kvm_events_sort		sort;
-	enum output_format		output;
+	const struct kvm_events_args	*args;
 	const char			*input;
-	const char			*event;
-	const char			*sort_name;
-	const char			*vcpus;
-	const char			*pids;
-	const char			*time;
-	const char			*fields;
-	const char			*duration;
-	double				duration_us;
-	const char			*top;
-	bool				stats;
-	bool				split_idle;
-	bool				per_vcpu;
-	bool				per_vm;
-	bool				json;
-	bool				csv;
-	bool				force;
 	bool				generic_reader;
-	int				threads;
 	struct kvm_events_input		in;
 };
 
@@ -123,57 +114,18 @@ static void explain_missing_tracepoints(void)
 }
 
 /*
- * record's own option, --event LIST: the analyses to record for.  It is
- * taken out of the options before they go to perf record, whose -e
- * still selects events.  Returns 1 for an option that is not it.
+ * perf record with the kvm tracepoints of the analyses in @tps (0: the
+ * default ones); @output, if set, is its -o.
  */
-static int take_event_option(const char **argv, int *i, const char **list)
-{
-	const char *arg = argv[*i];
-
-	if (!strcmp(arg, "--event")) {
-		if (!argv[*i + 1]) {
-			pr_err("perf kvm-events record: --event needs a list of analyses\n");
-			return -EINVAL;
-		}
-		*list = argv[++*i];
-		return 0;
-	}
-	if (!strncmp(arg, "--event=", 8)) {
-		*list = arg + 8;
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * perf record with the kvm tracepoints of the analyses in @list (NULL:
- * the default ones, or those of record's --event); @output, if set, is
- * its -o.
- */
-static int kvm_events_record_to(int argc, const char **argv, const char *list,
+static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 				const char *output)
 {
 	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
-	int i, rec_argc = 0, found = 0, ret, nr, after_dashes;
+	int i, rec_argc = 0, found = 0, ret, nr;
 	const char **rec_argv;
-	u32 tps;
 
-	/* What follows -- is the workload's. */
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		;
-	after_dashes = i;
-	for (i = 1; i < after_dashes; i++) {
-		ret = take_event_option(argv, &i, &list);
-		if (ret < 0)
-			return ret;
-	}
-	tps = kvm_events_record_tps(list);
-	if (!tps) {
-		pr_err("perf kvm-events record: --event %s: expected a comma separated list of %s, or all\n",
-		       list, kvm_events_analysis__names());
-		return -EINVAL;
-	}
+	if (!tps)
+		tps = kvm_events_record_tps(NULL);
 	/* The tracepoints of those analyses, of any architecture */
 	nr = kvm_events_tracepoints(tps, tracepoints, ARRAY_SIZE(tracepoints));
 	rec_argv = calloc(argc + 2 * nr + 10, sizeof(*rec_argv));
@@ -208,21 +160,12 @@ static int kvm_events_record_to(int argc, const char **argv, const char *list,
 		rec_argv[rec_argc++] = "-o";
 		rec_argv[rec_argc++] = output;
 	}
-	for (i = 1; i < argc; i++) {
-		int skip = i < after_dashes ? take_event_option(argv, &i, &list) : 1;
-
-		if (skip)
-			rec_argv[rec_argc++] = argv[i];
-	}
+	for (i = 1; i < argc; i++)
+		rec_argv[rec_argc++] = argv[i];
 
 	ret = cmd_record(rec_argc, rec_argv);
 	free(rec_argv);
 	return ret;
-}
-
-static int kvm_events_record(int argc, const char **argv)
-{
-	return kvm_events_record_to(argc, argv, NULL, NULL);
 }
 
 /* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
@@ -394,21 +337,22 @@ static int check_input(const char *path)
 
 static int parse_time_option(struct kvm_events *kvm)
 {
+	const char *ranges = kvm->args->view.time;
 	int size = 0, num = 0;
 
-	if (!kvm->time)
+	if (!ranges)
 		return 0;
 	/* Percents are of the span the header gives: a pipe's has none. */
-	if (strchr(kvm->time, '%') &&
+	if (strchr(ranges, '%') &&
 	    kvm->session->evlist->last_sample_time <= kvm->session->evlist->first_sample_time) {
 		pr_err("perf kvm-events report: --time %s: %s has no first and last sample times (recorded to a pipe, or with -B): give the range in seconds\n",
-		       kvm->time, kvm->input);
+		       ranges, kvm->input);
 		return -EINVAL;
 	}
-	if (perf_time__parse_for_ranges(kvm->time, kvm->session,
+	if (perf_time__parse_for_ranges(ranges, kvm->session,
 					&kvm->opts.time_ranges, &size, &num)) {
 		pr_err("perf kvm-events report: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
-		       kvm->time);
+		       ranges);
 		return -EINVAL;
 	}
 	kvm->opts.nr_time_ranges = num;
@@ -514,7 +458,7 @@ static int open_session(struct kvm_events *kvm)
 		return ret;
 	kvm->data.path = kvm->input;
 	kvm->data.mode = PERF_DATA_MODE_READ;
-	kvm->data.force = kvm->force;
+	kvm->data.force = kvm->args->force;
 	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
 	kvm->tool.sample = process_sample;
 	kvm->tool.lost = process_lost;
@@ -548,7 +492,7 @@ static int read_events(struct kvm_events *kvm)
 	int ret = 0;
 
 	kvm->in.session = kvm->session;
-	kvm->in.threads = kvm->threads;
+	kvm->in.threads = kvm->args->threads;
 	kvm->in.decoder = evsel_decoder;
 	if (!kvm->generic_reader)
 		ret = kvm_events_read(&kvm->in, &kvm->report, &handled);
@@ -631,136 +575,25 @@ static int read_session(struct kvm_events *kvm,
 }
 
 /*
- * Output columns.  A value is in ns for the time columns, a fraction for
- * the shares, a count for samples.
+ * The options.  Each is parsed into its value as it is read, and the
+ * options that several subcommands take are declared once, in the parent
+ * arrays below.
  */
-enum column_kind {
-	COLUMN_COUNT,
-	COLUMN_SHARE,
-	COLUMN_TIME,
-};
-
-struct table_totals {
-	u64	samples;
-	u64	total_ns;
-};
-
-struct column {
-	const char	*name;		/* for --fields, json and csv */
-	const char	*header;
-	enum column_kind kind;
-	bool		percentile;
-	double		(*value)(struct kvm_events_key *key,
-				 const struct table_totals *totals);
-};
-
-static double col_samples(struct kvm_events_key *key,
-			  const struct table_totals *t __maybe_unused)
-{
-	return key->samples;
-}
-
-static double col_samples_share(struct kvm_events_key *key,
-				const struct table_totals *t)
-{
-	return t->samples ? (double)key->samples * 100 / t->samples : 0;
-}
-
-static double col_time_share(struct kvm_events_key *key,
-			     const struct table_totals *t)
-{
-	return t->total_ns ? (double)key->total_ns * 100 / t->total_ns : 0;
-}
-
-static double col_total(struct kvm_events_key *key,
-			const struct table_totals *t __maybe_unused)
-{
-	return key->total_ns;
-}
-
-static double col_min(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return key->stats.min;
-}
-
-static double col_max(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return key->stats.max;
-}
-
-static double col_avg(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return (double)key->total_ns / key->timed;
-}
-
-static double col_stddev(struct kvm_events_key *key,
-			 const struct table_totals *t __maybe_unused)
-{
-	return kvm_events_key__stddev(key);
-}
-
-static double col_p50(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return kvm_events_key__percentile(key, 50);
-}
-
-static double col_p90(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return kvm_events_key__percentile(key, 90);
-}
-
-static double col_p99(struct kvm_events_key *key,
-		      const struct table_totals *t __maybe_unused)
-{
-	return kvm_events_key__percentile(key, 99);
-}
-
-static double col_p999(struct kvm_events_key *key,
-		       const struct table_totals *t __maybe_unused)
-{
-	return kvm_events_key__percentile(key, 99.9);
-}
-
-static const struct column columns[] = {
-	{ "samples", "Samples", COLUMN_COUNT, false, col_samples },
-	{ "samples%", "Samples%", COLUMN_SHARE, false, col_samples_share },
-	{ "time%", "Time%", COLUMN_SHARE, false, col_time_share },
-	{ "total", "Total time", COLUMN_TIME, false, col_total },
-	{ "min", "Min time", COLUMN_TIME, false, col_min },
-	{ "max", "Max time", COLUMN_TIME, false, col_max },
-	{ "avg", "Avg time", COLUMN_TIME, false, col_avg },
-	{ "stddev", "Stddev", COLUMN_TIME, false, col_stddev },
-	{ "p50", "p50", COLUMN_TIME, true, col_p50 },
-	{ "p90", "p90", COLUMN_TIME, true, col_p90 },
-	{ "p99", "p99", COLUMN_TIME, true, col_p99 },
-	{ "p99.9", "p99.9", COLUMN_TIME, true, col_p999 },
-};
-
-#define DEFAULT_FIELDS	"samples,samples%,time%,avg"
-#define STATS_FIELDS	"samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9"
-
-static const struct column *column__find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(columns); i++) {
-		if (!strcmp(columns[i].name, name))
-			return &columns[i];
-	}
-	return NULL;
-}
-
-/* --threads: unset, 1 or 2 */
 #define THREADS_DEFAULT	(-1)
 
+/* What the command line asks for */
+static struct kvm_events_args args = {
+	.input		= "perf.data",
+	.threads	= THREADS_DEFAULT,
+	.delay		= 1,
+};
+
+/* The subcommand that runs, for the options' errors */
+static const char *kvm_events_cmd = "report";
+
 /* A count option: decimal, from @min to @max */
-static int parse_u32(const char *cmd, const char *opt, const char *arg,
-		     u32 min, u32 max, u32 *val)
+static int parse_u32(const char *opt, const char *arg, u32 min, u32 max,
+		     u32 *val)
 {
 	unsigned long long v;
 	char *end;
@@ -769,610 +602,86 @@ static int parse_u32(const char *cmd, const char *opt, const char *arg,
 	v = strtoull(arg, &end, 10);
 	if (*arg < '0' || *arg > '9' || *end || errno || v < min || v > max) {
 		pr_err("perf kvm-events %s: %s %s: expected a number from %u to %u\n",
-		       cmd, opt, arg, min, max);
+		       kvm_events_cmd, opt, arg, min, max);
 		return -EINVAL;
 	}
 	*val = v;
 	return 0;
 }
 
-/* -p: process ids, comma separated, none empty */
-static bool valid_pid_list(const char *list)
+static int parse_top(const struct option *opt, const char *arg, int unset)
 {
-	unsigned long long pid;
+	u32 *top = opt->value;
+
+	*top = 0;
+	return unset ? 0 : parse_u32("--top", arg, 0, UINT32_MAX, top);
+}
+
+static int parse_delay(const struct option *opt, const char *arg, int unset)
+{
+	u32 *delay = opt->value;
+
+	*delay = 1;
+	return unset ? 0 : parse_u32("--delay", arg, 1, 86400, delay);
+}
+
+static int parse_threads(const struct option *opt, const char *arg, int unset)
+{
+	int *threads = opt->value;
 	char *end;
+	long v;
 
-	do {
-		if (*list < '0' || *list > '9')
-			return false;
-		errno = 0;
-		pid = strtoull(list, &end, 10);
-		if (errno || pid > INT_MAX || (*end && *end != ','))
-			return false;
-		list = *end ? end + 1 : end;
-	} while (*end);
-	return true;
-}
-
-static int parse_fields(struct kvm_events *kvm, const char *list)
-{
-	char *copy = strdup(list), *tok, *save = NULL;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	kvm->nr_columns = 0;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct column *col = column__find(tok);
-
-		if (!col) {
-			pr_err("perf kvm-events report: --fields %s: unknown field '%s', expected any of %s\n",
-			       list, tok, STATS_FIELDS);
-			ret = -EINVAL;
-			break;
-		}
-		if (kvm->nr_columns == (int)ARRAY_SIZE(kvm->columns)) {
-			pr_err("perf kvm-events report: --fields %s: more than %zu fields\n",
-			       list, ARRAY_SIZE(kvm->columns));
-			ret = -EINVAL;
-			break;
-		}
-		kvm->columns[kvm->nr_columns++] = col;
-		if (col->percentile)
-			kvm->opts.percentiles = true;
-		if (!strcmp(col->name, "stddev"))
-			kvm->opts.stddev = true;
+	*threads = THREADS_DEFAULT;
+	if (unset)
+		return 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1 || v > 2) {
+		pr_err("perf kvm-events %s: --threads %s: expected 1 or 2\n",
+		       kvm_events_cmd, arg);
+		return -EINVAL;
 	}
-	free(copy);
-	if (!ret && !kvm->nr_columns) {
-		pr_err("perf kvm-events report: --fields '%s': no field, expected any of %s\n",
-		       list, STATS_FIELDS);
-		ret = -EINVAL;
-	}
-	return ret;
-}
-
-/*
- * Cell widths of the original kvm-events layout: "%10llu", "%12.2f%%",
- * "%12.2fus", each after a space.
- */
-static int column_width(const struct column *col)
-{
-	return col->kind == COLUMN_COUNT ? 10 : col->kind == COLUMN_SHARE ? 13 : 14;
-}
-
-static void print_cell(const struct column *col, struct kvm_events_key *key,
-		       const struct table_totals *totals, FILE *fp)
-{
-	int width = column_width(col);
-	bool untimed = !key->timed && col->value != col_samples &&
-		       col->value != col_samples_share;
-
-	if (untimed)
-		fprintf(fp, " %*s", width, "-");
-	else if (col->kind == COLUMN_COUNT)
-		fprintf(fp, " %*" PRIu64, width, key->samples);
-	else if (col->kind == COLUMN_SHARE)
-		fprintf(fp, " %*.2f%%", width - 1, col->value(key, totals));
-	else
-		fprintf(fp, " %*.2fus", width - 2, col->value(key, totals) / 1000);
-}
-
-static void print_header(struct kvm_events *kvm, FILE *fp)
-{
-	int i;
-
-	fprintf(fp, "%20s", kvm_events_analysis__column(kvm->report.analysis));
-	for (i = 0; i < kvm->nr_columns; i++) {
-		const struct column *col = kvm->columns[i];
-		int width = column_width(col);
-
-		/* That layout's last header, "Avg time", stands out by one. */
-		if (i == kvm->nr_columns - 1 && col->kind == COLUMN_TIME)
-			width++;
-		fprintf(fp, " %*s", width, col->header);
-	}
-	fprintf(fp, "\n\n");
-}
-
-static void print_row(struct kvm_events *kvm, struct kvm_events_key *key,
-		      const struct table_totals *totals, FILE *fp)
-{
-	int i;
-
-	fprintf(fp, "%20s", key->name);
-	for (i = 0; i < kvm->nr_columns; i++)
-		print_cell(kvm->columns[i], key, totals, fp);
-	fprintf(fp, "\n");
-}
-
-/* A log2 histogram in microseconds, as bcc and bpftrace draw them */
-static void print_histogram(struct kvm_events_key *key, FILE *fp)
-{
-	int first = -1, last = -1, b, width = 40;
-	u64 most = 0;
-
-	for (b = 0; b < KVM_EVENTS_LOG2_BUCKETS; b++) {
-		if (!key->log2_us[b])
-			continue;
-		if (first < 0)
-			first = b;
-		last = b;
-		if (key->log2_us[b] > most)
-			most = key->log2_us[b];
-	}
-	if (first < 0)
-		return;
-	fprintf(fp, "\n%s (us):\n", key->name);
-	for (b = first; b <= last; b++) {
-		u64 lo = b ? 1ULL << (b - 1) : 0, hi = 1ULL << b;
-		int bar = most ? (int)(key->log2_us[b] * width / most) : 0;
-		char range[48];
-
-		if (b == KVM_EVENTS_LOG2_BUCKETS - 1)
-			snprintf(range, sizeof(range), "[%" PRIu64 ", ...)", lo);
-		else
-			snprintf(range, sizeof(range), "[%" PRIu64 ", %" PRIu64 ")", lo, hi);
-		fprintf(fp, "%-22s %10" PRIu64 " |%-*.*s|\n", range,
-			key->log2_us[b], width, bar,
-			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
-	}
-}
-
-static const char *comm_of(struct kvm_events *kvm, u32 pid)
-{
-	struct thread *thread;
-	const char *comm = NULL;
-
-	thread = machine__find_thread(&kvm->session->machines.host, pid, pid);
-	if (thread) {
-		comm = thread__comm_str(thread);
-		thread__put(thread);
-	}
-	return comm ? comm : "?";
-}
-
-static void print_title(struct kvm_events *kvm, struct kvm_events_key **keys,
-			size_t nr, FILE *fp)
-{
-	u32 group = nr ? keys[0]->group : 0;
-
-	switch (nr ? kvm->opts.group : KVM_EVENTS_GROUP_NONE) {
-	case KVM_EVENTS_GROUP_VCPU:
-		if (group == KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "Analyze events for threads without a known VCPU id:\n\n");
-		else
-			fprintf(fp, "Analyze events for VCPU %u:\n\n", group);
-		return;
-	case KVM_EVENTS_GROUP_VM:
-		fprintf(fp, "Analyze events for VM pid %u (%s):\n\n", group,
-			comm_of(kvm, group));
-		return;
-	case KVM_EVENTS_GROUP_NONE:
-	default:
-		break;
-	}
-	if (!kvm->vcpus)
-		fprintf(fp, "Analyze events for all VCPUs:\n\n");
-	else if (strspn(kvm->vcpus, "0123456789") == strlen(kvm->vcpus))
-		fprintf(fp, "Analyze events for VCPU %s:\n\n", kvm->vcpus);
-	else
-		fprintf(fp, "Analyze events for VCPUs %s:\n\n", kvm->vcpus);
-}
-
-static bool is_idle(struct kvm_events *kvm, const struct kvm_events_key *key)
-{
-	return kvm->split_idle &&
-	       kvm_events_analysis__is_idle(kvm->report.analysis, key->key);
-}
-
-/* Prints keys[0..nr) whose idleness is @idle, as one table. */
-static void print_rows(struct kvm_events *kvm, struct kvm_events_key **keys,
-		       size_t nr, bool idle, FILE *fp)
-{
-	struct table_totals totals = { 0, 0 };
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		/* Samples% stays a share of every sample, idle or not. */
-		totals.samples += keys[i]->samples;
-		if (is_idle(kvm, keys[i]) == idle)
-			totals.total_ns += keys[i]->total_ns;
-	}
-	for (i = 0; i < nr; i++) {
-		if (is_idle(kvm, keys[i]) == idle)
-			print_row(kvm, keys[i], &totals, fp);
-	}
-	if (!idle)
-		fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
-			totals.samples, (double)totals.total_ns / 1000);
-}
-
-static bool has_idle(struct kvm_events *kvm, struct kvm_events_key **keys,
-		     size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		if (is_idle(kvm, keys[i]))
-			return true;
-	}
-	return false;
-}
-
-static void print_table(struct kvm_events *kvm, struct kvm_events_key **keys,
-			size_t nr, FILE *fp)
-{
-	size_t i;
-
-	fprintf(fp, "\n\n");
-	print_title(kvm, keys, nr, fp);
-	print_header(kvm, fp);
-	print_rows(kvm, keys, nr, false, fp);
-	if (has_idle(kvm, keys, nr)) {
-		fprintf(fp, "\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
-		print_header(kvm, fp);
-		print_rows(kvm, keys, nr, true, fp);
-	}
-	for (i = 0; kvm->opts.histogram && i < nr; i++)
-		print_histogram(keys[i], fp);
-}
-
-static void print_no_samples(struct kvm_events *kvm, FILE *fp)
-{
-	const struct kvm_events_totals *t = &kvm->report.totals;
-	const char *sep = "";
-	int tp;
-
-	fprintf(fp, "No %s samples; kvm events read:",
-		kvm_events_analysis__name(kvm->report.analysis));
-	for (tp = 0; tp < KVM_TP__NR; tp++) {
-		if (!t->by_tp[tp])
-			continue;
-		fprintf(fp, "%s %s %" PRIu64, sep, kvm_tp_role__name(tp), t->by_tp[tp]);
-		sep = ",";
-	}
-	fprintf(fp, "%s.\n", *sep ? "" : " none");
-}
-
-static void print_top(struct kvm_events *kvm, FILE *fp)
-{
-	const struct kvm_events_report *r = &kvm->report;
-	u32 i;
-
-	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %20s %15s %18s\n\n",
-		r->nr_top, "Time", "VCPU", "PID",
-		kvm_events_analysis__column(r->analysis), "Duration", "Guest RIP");
-	for (i = 0; i < r->nr_top; i++) {
-		const struct kvm_events_outlier *o = &r->top[i];
-		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN];
-
-		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
-		timestamp__scnprintf_usec(o->time, time, sizeof(time));
-		if (o->vcpu == KVM_EVENTS_NO_VCPU)
-			snprintf(vcpu, sizeof(vcpu), "?");
-		else
-			snprintf(vcpu, sizeof(vcpu), "%u", o->vcpu);
-		fprintf(fp, "%16s %10s %8u %20s %13.2fus %#18" PRIx64 "\n", time,
-			vcpu, o->pid, name,
-			(double)o->duration / 1000, o->rip);
-	}
-}
-
-static void print_footer(struct kvm_events *kvm, FILE *fp)
-{
-	const struct kvm_events_totals *t = &kvm->report.totals;
-
-	if (!t->keyed)
-		print_no_samples(kvm, fp);
-	if (t->no_end || t->no_begin)
-		fprintf(fp, "Samples without time:%" PRIu64 " (no end event:%" PRIu64 ", no begin event:%" PRIu64 ").\n",
-			t->no_end + t->no_begin, t->no_end, t->no_begin);
-	if (t->filtered)
-		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
-	if (t->no_memory)
-		fprintf(fp, "Left out for lack of memory:%" PRIu64 " samples.\n", t->no_memory);
-	if (kvm_events_totals__lost(t))
-		fprintf(fp, "Lost events:%" PRIu64 ", in %" PRIu64 " chunks.\n",
-			kvm_events_totals__lost(t), t->lost_chunks);
-	if (t->out_of_order)
-		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
-			t->out_of_order);
-	if (verbose > 0)
-		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 " + left out for lack of memory %" PRIu64 ".\n",
-			t->read, t->keyed, t->paired_end, t->filtered, t->unused,
-			t->no_memory);
-}
-
-static void print_tables(struct kvm_events *kvm, struct kvm_events_key **keys,
-			 size_t nr, FILE *fp)
-{
-	size_t start = 0, end;
-
-	/* Sorted by group first: one table per run of equal groups. */
-	do {
-		for (end = start; end < nr && keys[end]->group == keys[start]->group; end++)
-			;
-		print_table(kvm, keys + start, end - start, fp);
-		start = end;
-	} while (start < nr);
-	if (kvm->opts.top)
-		print_top(kvm, fp);
-	print_footer(kvm, fp);
-}
-
-static void json_string(const char *str, FILE *fp)
-{
-	fputc('"', fp);
-	for (; *str; str++) {
-		if (*str == '"' || *str == '\\')
-			fprintf(fp, "\\%c", *str);
-		else if ((unsigned char)*str < 0x20)
-			fprintf(fp, "\\u%04x", *str);
-		else
-			fputc(*str, fp);
-	}
-	fputc('"', fp);
-}
-
-static const char * const group_names[] = {
-	[KVM_EVENTS_GROUP_NONE] = "none",
-	[KVM_EVENTS_GROUP_VCPU] = "vcpu",
-	[KVM_EVENTS_GROUP_VM]	= "vm",
-};
-
-/* Every statistic of a key: times in ns, exact integers where they are */
-static void json_key(struct kvm_events *kvm, struct kvm_events_key *key,
-		     const struct table_totals *totals, FILE *fp)
-{
-	/* A vcpu whose id no event recorded is no vcpu 0: null. */
-	if (kvm->opts.group == KVM_EVENTS_GROUP_VCPU && key->group == KVM_EVENTS_NO_VCPU)
-		fprintf(fp, "    {\"group\": null, \"key\": ");
-	else
-		fprintf(fp, "    {\"group\": %u, \"key\": ", key->group);
-	json_string(key->name, fp);
-	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
-		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
-		key->samples, key->timed, col_samples_share(key, totals),
-		col_time_share(key, totals), key->total_ns);
-	if (key->timed) {
-		fprintf(fp, ", \"min_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-			", \"avg_ns\": %.3f, \"stddev_ns\": %.3f",
-			key->stats.min, key->stats.max, col_avg(key, totals),
-			kvm_events_key__stddev(key));
-	}
-	if (key->timed && key->dist) {
-		fprintf(fp, ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-			", \"p99_ns\": %" PRIu64 ", \"p99.9_ns\": %" PRIu64
-			", \"percentiles_exact\": %s",
-			kvm_events_key__percentile(key, 50),
-			kvm_events_key__percentile(key, 90),
-			kvm_events_key__percentile(key, 99),
-			kvm_events_key__percentile(key, 99.9),
-			kvm_events_key__percentile_exact(key) ? "true" : "false");
-	}
-	fprintf(fp, ", \"idle\": %s}",
-		kvm_events_analysis__is_idle(kvm->report.analysis, key->key) ?
-		"true" : "false");
-}
-
-static void json_filter(const char *name, const char *value, FILE *fp)
-{
-	fprintf(fp, "\"%s\": ", name);
-	if (value)
-		json_string(value, fp);
-	else
-		fprintf(fp, "null");
-}
-
-/*
- * Shares are of the key's group, as in the tables.  Keys come sorted by
- * group: the totals are summed once per group, at its first key.
- */
-static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
-			 struct table_totals *totals)
-{
-	size_t j;
-
-	if (i && keys[i - 1]->group == keys[i]->group)
-		return;
-	totals->samples = totals->total_ns = 0;
-	for (j = i; j < nr && keys[j]->group == keys[i]->group; j++) {
-		totals->samples += keys[j]->samples;
-		totals->total_ns += keys[j]->total_ns;
-	}
-}
-
-/* --top in JSON: the slowest events, slowest first */
-static void json_top(struct kvm_events *kvm, FILE *fp)
-{
-	const struct kvm_events_report *r = &kvm->report;
-	u32 i;
-
-	fprintf(fp, "  \"top\": [");
-	for (i = 0; i < r->nr_top; i++) {
-		const struct kvm_events_outlier *o = &r->top[i];
-		char name[KVM_EVENTS_NAME_LEN];
-
-		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
-		fprintf(fp, "%s\n    {\"time_ns\": %" PRIu64 ", \"vcpu\": ", i ? "," : "", o->time);
-		if (o->vcpu == KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "null");
-		else
-			fprintf(fp, "%u", o->vcpu);
-		fprintf(fp, ", \"pid\": %u, \"key\": ", o->pid);
-		json_string(name, fp);
-		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": \"%#" PRIx64 "\"}",
-			o->duration, o->rip);
-	}
-	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
-}
-
-static void print_json(struct kvm_events *kvm, struct kvm_events_key **keys,
-		       size_t nr, FILE *fp)
-{
-	const struct kvm_events_totals *t = &kvm->report.totals;
-	char duration[32];
-	struct table_totals totals = { 0, 0 };
-	size_t i;
-	int tp;
-
-	snprintf(duration, sizeof(duration), "%g", kvm->duration_us);
-	fprintf(fp, "{\n  \"input\": ");
-	json_string(kvm->input, fp);
-	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
-		kvm_events_analysis__name(kvm->report.analysis));
-	json_string(kvm->sort_name, fp);
-	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {", group_names[kvm->opts.group]);
-	json_filter("vcpu", kvm->vcpus, fp);
-	fprintf(fp, ", ");
-	json_filter("pid", kvm->pids, fp);
-	fprintf(fp, ", ");
-	json_filter("time", kvm->time, fp);
-	fprintf(fp, ", ");
-	json_filter("duration_us", kvm->duration_us > 0 ? duration : NULL, fp);
-	fprintf(fp, "},\n  \"keys\": [\n");
-	for (i = 0; i < nr; i++) {
-		group_totals(keys, nr, i, &totals);
-		json_key(kvm, keys[i], &totals, fp);
-		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
-	}
-	fprintf(fp, "  ],\n");
-	if (kvm->opts.top)
-		json_top(kvm, fp);
-	fprintf(fp, "  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
-		", \"total_ns\": %" PRIu64 ", \"no_end\": %" PRIu64 ", \"no_begin\": %" PRIu64
-		", \"filtered\": %" PRIu64 ", \"paired_ends\": %" PRIu64 ", \"other\": %" PRIu64
-		", \"no_memory\": %" PRIu64
-		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
-		", \"perf_record_lost\": %" PRIu64 ", \"perf_record_lost_samples\": %" PRIu64
-		", \"out_of_order\": %" PRIu64 "},\n"
-		"  \"events_read\": {",
-		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
-		t->lost_events, t->lost_samples, t->out_of_order);
-	for (tp = 0; tp < KVM_TP__NR; tp++)
-		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_tp_role__name(tp), t->by_tp[tp],
-			tp + 1 < KVM_TP__NR ? ", " : "");
-	fprintf(fp, "}\n}\n");
-}
-
-/* One row per key; the totals and filters come first as # comments. */
-static void print_csv(struct kvm_events *kvm, struct kvm_events_key **keys,
-		      size_t nr, FILE *fp)
-{
-	const struct kvm_events_totals *t = &kvm->report.totals;
-	struct table_totals totals = { 0, 0 };
-	size_t i;
-
-	fprintf(fp, "# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
-		kvm->input, kvm_events_analysis__name(kvm->report.analysis),
-		kvm->sort_name, group_names[kvm->opts.group],
-		kvm->vcpus ?: "", kvm->pids ?: "", kvm->time ?: "", kvm->duration_us);
-	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
-		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
-		" paired_ends=%" PRIu64 " other=%" PRIu64 " no_memory=%" PRIu64
-		" lost_events=%" PRIu64
-		" lost_chunks=%" PRIu64 " perf_record_lost=%" PRIu64
-		" perf_record_lost_samples=%" PRIu64 " out_of_order=%" PRIu64 "\n",
-		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
-		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
-		t->lost_events, t->lost_samples, t->out_of_order);
-	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
-	for (i = 0; i < nr; i++) {
-		struct kvm_events_key *key = keys[i];
-
-		group_totals(keys, nr, i, &totals);
-		/* An unknown vcpu: an empty cell */
-		if (kvm->opts.group != KVM_EVENTS_GROUP_VCPU || key->group != KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "%u", key->group);
-		fprintf(fp, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
-			key->name, key->samples, key->timed,
-			col_samples_share(key, &totals),
-			col_time_share(key, &totals), key->total_ns);
-		if (key->timed)
-			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
-				key->stats.max, col_avg(key, &totals),
-				kvm_events_key__stddev(key));
-		else
-			fprintf(fp, ",,,,");
-		if (key->timed && key->dist)
-			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-				kvm_events_key__percentile(key, 50),
-				kvm_events_key__percentile(key, 90),
-				kvm_events_key__percentile(key, 99),
-				kvm_events_key__percentile(key, 99.9));
-		else
-			fprintf(fp, ",,,,");
-		fprintf(fp, ",%d\n",
-			kvm_events_analysis__is_idle(kvm->report.analysis, key->key));
-	}
-}
-
-static int print_report(struct kvm_events *kvm)
-{
-	struct kvm_events_key **keys;
-	size_t nr;
-
-	keys = kvm_events_report__sorted(&kvm->report, kvm->sort, &nr);
-	if (!keys)
-		return -ENOMEM;
-	kvm_events_report__sort_top(&kvm->report);
-	if (kvm->output == OUTPUT_JSON)
-		print_json(kvm, keys, nr, stdout);
-	else if (kvm->output == OUTPUT_CSV)
-		print_csv(kvm, keys, nr, stdout);
-	else
-		print_tables(kvm, keys, nr, stdout);
-	free(keys);
-	/* What was left out is in the output; the report is still incomplete. */
-	if (kvm->report.totals.no_memory) {
-		pr_err("%s: out of memory: %" PRIu64 " samples left out, the report is incomplete\n",
-		       kvm->input, kvm->report.totals.no_memory);
-		return -ENOMEM;
-	}
+	*threads = v;
 	return 0;
 }
 
-static const struct {
-	const char		*name;
-	enum kvm_events_sort	sort;
-} sort_keys[] = {
-	{ "sample", KVM_EVENTS_SORT_SAMPLE },
-	{ "time", KVM_EVENTS_SORT_TIME },
-	{ "mean", KVM_EVENTS_SORT_MEAN },
-	{ "min", KVM_EVENTS_SORT_MIN },
-	{ "max", KVM_EVENTS_SORT_MAX },
-	{ "p99", KVM_EVENTS_SORT_P99 },
-	{ "name", KVM_EVENTS_SORT_NAME },
-};
-
-#define SORT_KEY_NAMES	"sample, time, mean, min, max, p99, name"
-
-static int parse_sort(struct kvm_events *kvm)
+static int parse_analysis(const struct option *opt, const char *arg, int unset)
 {
-	size_t i;
+	const struct kvm_events_analysis **analysis = opt->value;
 
-	for (i = 0; i < ARRAY_SIZE(sort_keys); i++) {
-		if (!strcmp(kvm->sort_name, sort_keys[i].name)) {
-			kvm->sort = sort_keys[i].sort;
-			if (kvm->sort == KVM_EVENTS_SORT_P99)
-				kvm->opts.percentiles = true;
-			return 0;
-		}
-	}
-	pr_err("perf kvm-events report: --key %s: unknown, expected one of %s\n",
-	       kvm->sort_name, SORT_KEY_NAMES);
+	*analysis = unset ? NULL : kvm_events_analysis__find(arg);
+	if (unset || *analysis)
+		return 0;
+	pr_err("perf kvm-events %s: --event %s: unknown, expected one of %s\n",
+	       kvm_events_cmd, arg, kvm_events_analysis__names());
 	return -EINVAL;
 }
 
-/* "0,2-5": ranges of vcpu ids, each bound 0..2^32-1 */
-static int parse_vcpus(struct kvm_events *kvm)
+static int parse_sort(const struct option *opt, const char *arg, int unset)
 {
-	const char *p = kvm->vcpus;
+	enum kvm_events_sort *sort = opt->value;
+
+	*sort = KVM_EVENTS_SORT_SAMPLE;
+	if (unset || !kvm_events_sort__parse(arg, sort))
+		return 0;
+	pr_err("perf kvm-events %s: --key %s: unknown, expected one of %s\n",
+	       kvm_events_cmd, arg, KVM_EVENTS_SORT_NAMES);
+	return -EINVAL;
+}
+
+static int parse_fields(const struct option *opt, const char *arg, int unset)
+{
+	struct kvm_events_view *view = opt->value;
+
+	view->nr_columns = 0;
+	return unset ? 0 : kvm_events_view__set_fields(view, kvm_events_cmd, arg);
+}
+
+/* "0,2-5": ranges of vcpu ids, each bound 0..2^32-1 */
+static int vcpu_ranges(const char *p, u32 (**rangesp)[2], u32 *nrp)
+{
 	u32 (*ranges)[2] = NULL, nr = 0;
 
-	while (p && *p) {
+	while (*p) {
 		unsigned long long lo, hi;
 		char *end;
 
@@ -1397,84 +706,234 @@ static int parse_vcpus(struct kvm_events *kvm)
 		if (*end && !*p)
 			goto bad;
 	}
-	kvm->opts.vcpu_ranges = ranges;
-	kvm->opts.nr_vcpu_ranges = nr;
+	*rangesp = ranges;
+	*nrp = nr;
 	return 0;
 bad:
 	free(ranges);
-	pr_err("perf kvm-events report: --vcpu %s: expected vcpu ids (up to %u) and ranges, like 0,2-5\n",
-	       kvm->vcpus, KVM_EVENTS_NO_VCPU - 1);
 	return -EINVAL;
 }
 
-static int parse_report_options(struct kvm_events *kvm,
-				const struct kvm_events_analysis **analysis)
+static int parse_vcpus(const struct option *opt, const char *arg, int unset)
 {
-	*analysis = kvm_events_analysis__find(kvm->event);
-	if (!*analysis) {
-		pr_err("perf kvm-events report: --event %s: unknown, expected one of %s\n",
-		       kvm->event, kvm_events_analysis__names());
-		return -EINVAL;
-	}
-	if (parse_sort(kvm) || parse_vcpus(kvm))
-		return -EINVAL;
-	if (kvm->pids) {
-		kvm->opts.pids = valid_pid_list(kvm->pids) ? intlist__new(kvm->pids) : NULL;
-		if (!kvm->opts.pids) {
-			pr_err("perf kvm-events report: --pid %s: expected a list of process ids\n",
-			       kvm->pids);
-			return -EINVAL;
-		}
-	}
-	if (kvm->duration) {
-		char *end;
+	struct kvm_events_args *a = opt->value;
+	int ret;
 
-		/* In ns, it must fit a u64: up to about 213 days. */
-		kvm->duration_us = strtod(kvm->duration, &end);
-		if (end == kvm->duration || *end || !(kvm->duration_us >= 0) ||
-		    !(kvm->duration_us * 1000 < (double)UINT64_MAX)) {
-			pr_err("perf kvm-events report: --duration %s: expected microseconds from 0 to %" PRIu64 "\n",
-			       kvm->duration, UINT64_MAX / 1000);
-			return -EINVAL;
-		}
-	}
-	kvm->opts.min_duration = kvm->duration_us * 1000;
-	if (kvm->threads != THREADS_DEFAULT && (kvm->threads < 1 || kvm->threads > 2)) {
-		pr_err("perf kvm-events report: --threads %d: expected 1 or 2\n", kvm->threads);
-		return -EINVAL;
-	}
-	/* The second thread takes half the work, where there is a CPU for it. */
-	if (kvm->threads == THREADS_DEFAULT)
-		kvm->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-	if (kvm->top && parse_u32("report", "--top", kvm->top, 0, UINT32_MAX, &kvm->opts.top))
-		return -EINVAL;
-	if (kvm->per_vcpu && kvm->per_vm) {
-		pr_err("perf kvm-events report: --per-vcpu and --per-vm: choose one\n");
-		return -EINVAL;
-	}
-	kvm->opts.group = kvm->per_vcpu ? KVM_EVENTS_GROUP_VCPU :
-			  kvm->per_vm ? KVM_EVENTS_GROUP_VM : KVM_EVENTS_GROUP_NONE;
-	if (kvm->json && kvm->csv) {
-		pr_err("perf kvm-events report: --json and --csv: choose one\n");
-		return -EINVAL;
-	}
-	kvm->output = kvm->json ? OUTPUT_JSON : kvm->csv ? OUTPUT_CSV : OUTPUT_TABLE;
-	if (kvm->output != OUTPUT_TABLE)
-		kvm->opts.percentiles = kvm->opts.stddev = true;
-	return parse_fields(kvm, kvm->fields ? kvm->fields :
-			    kvm->stats ? STATS_FIELDS : DEFAULT_FIELDS);
+	zfree(&a->opts.vcpu_ranges);
+	a->opts.nr_vcpu_ranges = 0;
+	a->view.vcpus = unset ? NULL : arg;
+	if (unset)
+		return 0;
+	ret = vcpu_ranges(arg, &a->opts.vcpu_ranges, &a->opts.nr_vcpu_ranges);
+	if (ret == -EINVAL)
+		pr_err("perf kvm-events %s: --vcpu %s: expected vcpu ids (up to %u) and ranges, like 0,2-5\n",
+		       kvm_events_cmd, arg, KVM_EVENTS_NO_VCPU - 1);
+	return ret;
 }
 
-/* Options, then the recording: a report ready to print */
+/* -p: process ids, comma separated, none empty */
+static bool valid_pid_list(const char *list)
+{
+	unsigned long long pid;
+	char *end;
+
+	do {
+		if (*list < '0' || *list > '9')
+			return false;
+		errno = 0;
+		pid = strtoull(list, &end, 10);
+		if (errno || pid > INT_MAX || (*end && *end != ','))
+			return false;
+		list = *end ? end + 1 : end;
+	} while (*end);
+	return true;
+}
+
+static int parse_pids(const struct option *opt, const char *arg, int unset)
+{
+	struct kvm_events_args *a = opt->value;
+
+	intlist__delete(a->opts.pids);
+	a->opts.pids = NULL;
+	a->view.pids = unset ? NULL : arg;
+	if (unset)
+		return 0;
+	a->opts.pids = valid_pid_list(arg) ? intlist__new(arg) : NULL;
+	if (a->opts.pids)
+		return 0;
+	pr_err("perf kvm-events %s: --pid %s: expected a list of process ids\n",
+	       kvm_events_cmd, arg);
+	return -EINVAL;
+}
+
+static int parse_duration(const struct option *opt, const char *arg, int unset)
+{
+	struct kvm_events_args *a = opt->value;
+	double us;
+	char *end;
+
+	a->view.duration_us = 0;
+	a->opts.min_duration = 0;
+	if (unset)
+		return 0;
+	/* In ns, it must fit a u64: up to about 213 days. */
+	us = strtod(arg, &end);
+	if (end == arg || *end || !(us >= 0) || !(us * 1000 < (double)UINT64_MAX)) {
+		pr_err("perf kvm-events %s: --duration %s: expected microseconds from 0 to %" PRIu64 "\n",
+		       kvm_events_cmd, arg, UINT64_MAX / 1000);
+		return -EINVAL;
+	}
+	a->view.duration_us = us;
+	a->opts.min_duration = us * 1000;
+	return 0;
+}
+
+/* --per-vcpu and --per-vm: one or the other */
+static int parse_group(const struct option *opt, const char *arg __maybe_unused,
+		       int unset)
+{
+	enum kvm_events_group *group = opt->value;
+	enum kvm_events_group want = !strcmp(opt->long_name, "per-vcpu") ?
+				     KVM_EVENTS_GROUP_VCPU : KVM_EVENTS_GROUP_VM;
+
+	if (unset) {
+		if (*group == want)
+			*group = KVM_EVENTS_GROUP_NONE;
+		return 0;
+	}
+	if (*group != KVM_EVENTS_GROUP_NONE && *group != want) {
+		pr_err("perf kvm-events %s: --per-vcpu and --per-vm: choose one\n",
+		       kvm_events_cmd);
+		return -EINVAL;
+	}
+	*group = want;
+	return 0;
+}
+
+/* --json and --csv: one or the other */
+static int parse_format(const struct option *opt, const char *arg __maybe_unused,
+			int unset)
+{
+	enum kvm_events_format *format = opt->value;
+	enum kvm_events_format want = !strcmp(opt->long_name, "json") ?
+				      KVM_EVENTS_FORMAT_JSON : KVM_EVENTS_FORMAT_CSV;
+
+	if (unset) {
+		if (*format == want)
+			*format = KVM_EVENTS_FORMAT_TABLE;
+		return 0;
+	}
+	if (*format != KVM_EVENTS_FORMAT_TABLE && *format != want) {
+		pr_err("perf kvm-events %s: --json and --csv: choose one\n",
+		       kvm_events_cmd);
+		return -EINVAL;
+	}
+	*format = want;
+	return 0;
+}
+
+/* What is left to set once every option is read */
+static int args__finish(struct kvm_events_args *a)
+{
+	int ret = 0;
+
+	if (!a->analysis)
+		a->analysis = kvm_events_analysis__find("vmexit");
+	/* The second thread takes half the work, where there is a CPU for it. */
+	if (a->threads == THREADS_DEFAULT)
+		a->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	if (!a->view.nr_columns)
+		ret = kvm_events_view__set_fields(&a->view, kvm_events_cmd,
+						  a->stats ? KVM_EVENTS_STATS_FIELDS :
+						  KVM_EVENTS_DEFAULT_FIELDS);
+	kvm_events_view__needs(&a->view, &a->opts);
+	return ret;
+}
+
+static void args__exit(struct kvm_events_args *a)
+{
+	intlist__delete(a->opts.pids);
+	free(a->opts.vcpu_ranges);
+}
+
+/* Taken by report, live and diff */
+static const struct option analysis_options[] = {
+	OPT_CALLBACK(0, "event", &args.analysis, "event",
+		     "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt",
+		     parse_analysis),
+	OPT_CALLBACK(0, "vcpu", &args, "vcpus",
+		     "only these vcpu ids, e.g. 1 or 0,2-5", parse_vcpus),
+	OPT_END()
+};
+
+/* Taken by report and live: what the tables show */
+static const struct option table_options[] = {
+	OPT_CALLBACK('k', "key", &args.view.sort, "sort-key",
+		     "sort by: " KVM_EVENTS_SORT_NAMES " (default: sample)",
+		     parse_sort),
+	OPT_CALLBACK(0, "duration", &args, "us",
+		     "only events that took at least this many microseconds",
+		     parse_duration),
+	OPT_CALLBACK(0, "fields", &args.view, "fields",
+		     "columns to show, any of: " KVM_EVENTS_STATS_FIELDS,
+		     parse_fields),
+	OPT_BOOLEAN(0, "split-idle", &args.view.split_idle,
+		    "set idle exits (HLT) apart, out of Time%"),
+	OPT_PARENT(analysis_options),
+};
+
+static int parse_record_event(const struct option *opt, const char *arg,
+			      int unset)
+{
+	u32 *tps = opt->value;
+
+	*tps = unset ? 0 : kvm_events_record_tps(arg);
+	if (unset || *tps)
+		return 0;
+	pr_err("perf kvm-events record: --event %s: expected a comma separated list of %s, or all\n",
+	       arg, kvm_events_analysis__names());
+	return -EINVAL;
+}
+
+static const struct option record_options[] = {
+	OPT_CALLBACK(0, "event", &args.record_tps, "analyses",
+		     "record for these analyses, comma separated: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt, or all",
+		     parse_record_event),
+	OPT_END()
+};
+
+static const char * const record_usage[] = {
+	"perf kvm-events record [<options>] [<perf record options>] [-- <command>]",
+	"",
+	"Any other option goes to perf record: see perf record -h.",
+	NULL
+};
+
+static int kvm_events_record(int argc, const char **argv)
+{
+	argc = parse_options(argc, argv, record_options, record_usage,
+			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
+			     PARSE_OPT_KEEP_ARGV0);
+	return kvm_events_record_to(argc, argv, args.record_tps, NULL);
+}
+
+/* Sets up @kvm to read @input as the options ask. */
+static void kvm_events__init(struct kvm_events *kvm, const char *input)
+{
+	memset(kvm, 0, sizeof(*kvm));
+	kvm->args = &args;
+	kvm->opts = args.opts;
+	kvm->input = input;
+	kvm->generic_reader = args.generic_reader;
+}
+
+/* The recording, read into a report ready to print */
 static int kvm_events__load(struct kvm_events *kvm)
 {
-	const struct kvm_events_analysis *analysis;
-	int ret = parse_report_options(kvm, &analysis);
+	int ret = open_session(kvm);
 
 	if (!ret)
-		ret = open_session(kvm);
-	if (!ret)
-		ret = read_session(kvm, analysis);
+		ret = read_session(kvm, kvm->args->analysis);
 	if (!ret)
 		kvm_events_report__finish(&kvm->report);
 	return ret;
@@ -1485,64 +944,82 @@ static void kvm_events__exit(struct kvm_events *kvm)
 	kvm_events_report__exit(&kvm->report);
 	if (kvm->session)
 		perf_session__delete(kvm->session);
-	intlist__delete(kvm->opts.pids);
-	free(kvm->opts.vcpu_ranges);
 	free(kvm->opts.time_ranges);
 }
 
+static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
+{
+	return (struct kvm_events_display){
+		.view		= &kvm->args->view,
+		.report		= &kvm->report,
+		.input		= kvm->input,
+		.machine	= &kvm->session->machines.host,
+	};
+}
+
+static int print_report(struct kvm_events *kvm)
+{
+	struct kvm_events_display display = kvm_events__display(kvm);
+	int ret = kvm_events_display__report(&display);
+
+	/* What was left out is in the output; the report is still incomplete. */
+	if (!ret && kvm->report.totals.no_memory) {
+		pr_err("%s: out of memory: %" PRIu64 " samples left out, the report is incomplete\n",
+		       kvm->input, kvm->report.totals.no_memory);
+		ret = -ENOMEM;
+	}
+	return ret;
+}
+
+static const struct option report_options[] = {
+	OPT_STRING('i', "input", &args.input, "file", "input file name"),
+	OPT_STRING(0, "time", &args.view.time, "str",
+		   "only samples in these time windows: start,end in seconds or percent, as in perf report"),
+	OPT_BOOLEAN(0, "stats", &args.stats,
+		    "show every statistic: " KVM_EVENTS_STATS_FIELDS),
+	OPT_BOOLEAN(0, "histogram", &args.opts.histogram,
+		    "draw a log2 latency histogram of each key"),
+	OPT_CALLBACK_NOOPT(0, "per-vcpu", &args.opts.group, NULL,
+			   "one table per vcpu", parse_group),
+	OPT_CALLBACK_NOOPT(0, "per-vm", &args.opts.group, NULL,
+			   "one table per VM process", parse_group),
+	OPT_CALLBACK(0, "top", &args.opts.top, "n",
+		     "list the N slowest events", parse_top),
+	OPT_CALLBACK_NOOPT(0, "json", &args.view.format, NULL,
+			   "print every statistic as JSON", parse_format),
+	OPT_CALLBACK_NOOPT(0, "csv", &args.view.format, NULL,
+			   "print every statistic as CSV", parse_format),
+	OPT_CALLBACK(0, "threads", &args.threads, "n",
+		     "1: read and pair in one thread, 2 (default on SMP): read in a second one",
+		     parse_threads),
+	/* For the tests: they compare the two readers. */
+	OPT_BOOLEAN_FLAG(0, "generic-reader", &args.generic_reader,
+			 "read through perf's session code, not the faster reader of the data section",
+			 PARSE_OPT_HIDDEN),
+	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
+		     "only these VM processes", parse_pids),
+	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_PARENT(table_options),
+};
+
+static const char * const report_usage[] = {
+	"perf kvm-events report [<options>]",
+	NULL
+};
+
 static int kvm_events_report(int argc, const char **argv)
 {
-	struct kvm_events kvm = {
-		.input		= "perf.data",
-		.threads	= THREADS_DEFAULT,
-		.event		= "vmexit",
-		.sort_name	= "sample",
-	};
-	const struct option options[] = {
-	OPT_STRING('i', "input", &kvm.input, "file", "input file name"),
-	OPT_STRING(0, "event", &kvm.event, "event",
-		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
-	OPT_STRING(0, "vcpu", &kvm.vcpus, "vcpus",
-		   "only these vcpu ids, e.g. 1 or 0,2-5"),
-	OPT_STRING('k', "key", &kvm.sort_name, "sort-key",
-		   "sort by: " SORT_KEY_NAMES " (default: sample)"),
-	OPT_STRING('p', "pid", &kvm.pids, "pid[,pid...]",
-		   "only these VM processes"),
-	OPT_STRING(0, "time", &kvm.time, "str",
-		   "only samples in these time windows: start,end in seconds or percent, as in perf report"),
-	OPT_STRING(0, "duration", &kvm.duration, "us",
-		   "only events that took at least this many microseconds"),
-	OPT_BOOLEAN(0, "stats", &kvm.stats,
-		    "show every statistic: " STATS_FIELDS),
-	OPT_STRING(0, "fields", &kvm.fields, "fields",
-		   "columns to show, any of: " STATS_FIELDS),
-	OPT_BOOLEAN(0, "histogram", &kvm.opts.histogram,
-		    "draw a log2 latency histogram of each key"),
-	OPT_BOOLEAN(0, "per-vcpu", &kvm.per_vcpu, "one table per vcpu"),
-	OPT_BOOLEAN(0, "per-vm", &kvm.per_vm, "one table per VM process"),
-	OPT_STRING(0, "top", &kvm.top, "n", "list the N slowest events"),
-	OPT_BOOLEAN(0, "split-idle", &kvm.split_idle,
-		    "set idle exits (HLT) apart, out of Time%"),
-	OPT_BOOLEAN(0, "json", &kvm.json, "print every statistic as JSON"),
-	OPT_BOOLEAN(0, "csv", &kvm.csv, "print every statistic as CSV"),
-	OPT_BOOLEAN('f', "force", &kvm.force, "don't complain, do it"),
-	OPT_INTEGER(0, "threads", &kvm.threads,
-		    "1: read and pair in one thread, 2 (default on SMP): read in a second one"),
-	OPT_BOOLEAN(0, "generic-reader", &kvm.generic_reader,
-		    "read through perf's session code, not the faster reader of the data section"),
-	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
-	OPT_END()
-	};
-	const char * const usage[] = {
-		"perf kvm-events report [<options>]",
-		NULL
-	};
+	struct kvm_events kvm;
 	int ret;
 
-	argc = parse_options(argc, argv, options, usage, 0);
+	argc = parse_options(argc, argv, report_options, report_usage, 0);
 	if (argc)
-		usage_with_options(usage, options);
+		usage_with_options(report_usage, report_options);
+	if (args__finish(&args))
+		return 1;
 
+	kvm_events__init(&kvm, args.input);
 	ret = kvm_events__load(&kvm);
 	if (!ret)
 		ret = print_report(&kvm);
@@ -1562,9 +1039,9 @@ static void free_map_ptrs(struct hashmap *map)
 	hashmap__free(map);
 }
 
-/* The seconds between the first and the last sample of the recording */
 /*
- * From the header's first and last sample times, or where it has none
+ * The seconds between the first and the last sample of the recording:
+ * from the header's first and last sample times, or where it has none
  * (a pipe, perf record -B), from those of the kvm samples read.
  */
 static double recording_seconds(struct kvm_events *kvm)
@@ -1577,122 +1054,6 @@ static double recording_seconds(struct kvm_events *kvm)
 		last = kvm->report.totals.last_time;
 	}
 	return last > first ? (last - first) / 1e9 : 0;
-}
-
-struct diff_row {
-	const char		*name;
-	struct kvm_events_key	*old, *new;
-	double			change;	/* of the time spent per second */
-};
-
-static double time_per_second(const struct kvm_events_key *key, double seconds)
-{
-	return key && seconds > 0 ? key->total_ns / seconds : 0;
-}
-
-static int compare_diff_rows(const void *a, const void *b)
-{
-	const struct diff_row *x = a, *y = b;
-
-	if (fabs(x->change) != fabs(y->change))
-		return fabs(x->change) < fabs(y->change) ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-static void print_change(double old, double new, bool has_old, bool has_new)
-{
-	if (!has_old && !has_new)
-		printf(" %9s", "-");
-	else if (!has_old)
-		printf(" %9s", "new");
-	else if (!has_new)
-		printf(" %9s", "gone");
-	else if (old == 0)
-		printf(" %9s", new == 0 ? "0.00%" : "-");
-	else
-		printf(" %+8.2f%%", (new - old) * 100 / old);
-}
-
-static void print_value(double value, bool has, const char *unit)
-{
-	if (has)
-		printf(" %11.2f%s", value, unit);
-	else
-		printf(" %*s", 11 + (int)strlen(unit), "-");
-}
-
-static void print_diff_row(const struct diff_row *row, double old_s, double new_s)
-{
-	const struct kvm_events_key *o = row->old, *n = row->new;
-	bool o_timed = o && o->timed, n_timed = n && n->timed;
-	double o_rate = o && old_s > 0 ? o->samples / old_s : 0;
-	double n_rate = n && new_s > 0 ? n->samples / new_s : 0;
-	double o_mean = o_timed ? (double)o->total_ns / o->timed / 1000 : 0;
-	double n_mean = n_timed ? (double)n->total_ns / n->timed / 1000 : 0;
-	double o_p99 = o_timed ? kvm_events_key__percentile(o, 99) / 1000.0 : 0;
-	double n_p99 = n_timed ? kvm_events_key__percentile(n, 99) / 1000.0 : 0;
-
-	printf("%20s", row->name);
-	print_value(o_rate, o && old_s > 0, "");
-	print_value(n_rate, n && new_s > 0, "");
-	print_change(o_rate, n_rate, o && old_s > 0, n && new_s > 0);
-	print_value(o_mean, o_timed, "us");
-	print_value(n_mean, n_timed, "us");
-	print_change(o_mean, n_mean, o_timed, n_timed);
-	print_value(o_p99, o_timed, "us");
-	print_value(n_p99, n_timed, "us");
-	print_change(o_p99, n_p99, o_timed, n_timed);
-	printf("\n");
-}
-
-/* Both recordings' keys, joined by name, the largest change first */
-static int print_diff(struct kvm_events *old, struct kvm_events *new)
-{
-	double old_s = recording_seconds(old), new_s = recording_seconds(new);
-	struct kvm_events_key **o, **n;
-	size_t nr_o, nr_n, nr = 0, i;
-	struct diff_row *rows;
-
-	o = kvm_events_report__sorted(&old->report, KVM_EVENTS_SORT_NAME, &nr_o);
-	n = kvm_events_report__sorted(&new->report, KVM_EVENTS_SORT_NAME, &nr_n);
-	rows = calloc(nr_o + nr_n + 1, sizeof(*rows));
-	if (!o || !n || !rows) {
-		free(o);
-		free(n);
-		free(rows);
-		return -ENOMEM;
-	}
-	for (i = 0; i < nr_o; i++)
-		rows[nr++] = (struct diff_row){ .name = o[i]->name, .old = o[i] };
-	for (i = 0; i < nr_n; i++) {
-		size_t j;
-
-		for (j = 0; j < nr_o && strcmp(rows[j].name, n[i]->name); j++)
-			;
-		if (j == nr_o) {
-			j = nr++;
-			rows[j].name = n[i]->name;
-		}
-		rows[j].new = n[i];
-	}
-	for (i = 0; i < nr; i++)
-		rows[i].change = time_per_second(rows[i].new, new_s) -
-				 time_per_second(rows[i].old, old_s);
-	qsort(rows, nr, sizeof(*rows), compare_diff_rows);
-
-	printf("\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input, old_s,
-	       new->input, new_s);
-	printf("%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
-	       kvm_events_analysis__column(old->report.analysis),
-	       "Samples/s", "Samples/s", "Change", "Avg time", "Avg time", "Change",
-	       "p99", "p99", "Change");
-	for (i = 0; i < nr; i++)
-		print_diff_row(&rows[i], old_s, new_s);
-	printf("\nSorted by the change of the time spent per second of recording.\n");
-	free(o);
-	free(n);
-	free(rows);
-	return 0;
 }
 
 /* Exit reasons of two architectures share no keys. */
@@ -1708,37 +1069,43 @@ static int same_arch(struct kvm_events *old, struct kvm_events *new)
 	return -EINVAL;
 }
 
+static int print_diff(struct kvm_events *old, struct kvm_events *new)
+{
+	struct kvm_events_display o = kvm_events__display(old);
+	struct kvm_events_display n = kvm_events__display(new);
+
+	return kvm_events_display__diff(&o, recording_seconds(old),
+					&n, recording_seconds(new), stdout);
+}
+
+static const struct option diff_options[] = {
+	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
+		     "only these VM processes", parse_pids),
+	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_PARENT(analysis_options),
+};
+
+static const char * const diff_usage[] = {
+	"perf kvm-events diff [<options>] <old file> <new file>",
+	NULL
+};
+
 static int kvm_events_diff(int argc, const char **argv)
 {
-	struct kvm_events old = {
-		.event = "vmexit", .sort_name = "sample", .threads = THREADS_DEFAULT,
-	};
-	struct kvm_events new;
-	const struct option options[] = {
-	OPT_STRING(0, "event", &old.event, "event",
-		   "what to compare: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
-	OPT_STRING(0, "vcpu", &old.vcpus, "vcpus",
-		   "only these vcpu ids, e.g. 1 or 0,2-5"),
-	OPT_STRING('p', "pid", &old.pids, "pid[,pid...]",
-		   "only these VM processes"),
-	OPT_BOOLEAN('f', "force", &old.force, "don't complain, do it"),
-	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
-	OPT_END()
-	};
-	const char * const usage[] = {
-		"perf kvm-events diff [<options>] <old file> <new file>",
-		NULL
-	};
+	struct kvm_events old, new;
 	int ret;
 
-	argc = parse_options(argc, argv, options, usage, 0);
+	argc = parse_options(argc, argv, diff_options, diff_usage, 0);
 	if (argc != 2)
-		usage_with_options(usage, options);
-	new = old;
-	old.input = argv[0];
-	new.input = argv[1];
-	old.opts.percentiles = new.opts.percentiles = true;
+		usage_with_options(diff_usage, diff_options);
+	/* The change of p99 is one of diff's columns. */
+	args.opts.percentiles = true;
+	if (args__finish(&args))
+		return 1;
 
+	kvm_events__init(&old, argv[0]);
+	kvm_events__init(&new, argv[1]);
 	ret = kvm_events__load(&old);
 	if (!ret)
 		ret = kvm_events__load(&new);
@@ -1780,10 +1147,6 @@ static void stop_recorder(int sig __maybe_unused)
 		kill(live_recorder, SIGINT);
 }
 
-/*
- * perf record ends by the SIGINT of a Ctrl-C, or the one stop_recorder()
- * sent: that is a clean stop.
- */
 /* Does perf record get an -o, before the workload's -- ? */
 static bool has_output_option(int argc, const char **argv)
 {
@@ -1799,7 +1162,11 @@ static bool has_output_option(int argc, const char **argv)
 /* live__read(): the recorder ended before it wrote anything */
 #define LIVE_RECORDER_FAILED	1
 
-/* The exit status of live: perf record's, which is its workload's */
+/*
+ * The exit status of live: perf record's, which is its workload's.  perf
+ * record ends by the SIGINT of a Ctrl-C, or the one stop_recorder() sent:
+ * that is a clean stop.
+ */
 static int recorder_status(int status)
 {
 	if (WIFEXITED(status))
@@ -1831,8 +1198,7 @@ static void print_interval(struct live *live, struct kvm_events_key **keys,
 {
 	struct kvm_events_key *delta = calloc(nr ? nr : 1, sizeof(*delta));
 	struct kvm_events_key **rows = calloc(nr ? nr : 1, sizeof(*rows));
-	struct table_totals totals = { 0, 0 };
-	struct kvm_events *kvm = &live->kvm;
+	struct kvm_events_display display = kvm_events__display(&live->kvm);
 	size_t i, nr_rows = 0;
 
 	if (!delta || !rows)
@@ -1856,25 +1222,11 @@ static void print_interval(struct live *live, struct kvm_events_key **keys,
 		was->samples = keys[i]->samples;
 		was->timed = keys[i]->timed;
 		was->total_ns = keys[i]->total_ns;
-		if (delta[i].samples) {
+		if (delta[i].samples)
 			rows[nr_rows++] = &delta[i];
-			totals.samples += delta[i].samples;
-			totals.total_ns += delta[i].total_ns;
-		}
 	}
-	printf("Last %.1fs:\n\n%20s %10s %13s %13s %15s\n\n", live->interval_ns / 1e9,
-	       kvm_events_analysis__column(kvm->report.analysis), "Samples",
-	       "Samples%", "Time%", "Avg time");
-	for (i = 0; i < nr_rows; i++) {
-		printf("%20s %10" PRIu64 " %12.2f%%", rows[i]->name, rows[i]->samples,
-		       col_samples_share(rows[i], &totals));
-		if (rows[i]->timed)
-			printf(" %12.2f%% %12.2fus\n", col_time_share(rows[i], &totals),
-			       col_avg(rows[i], &totals) / 1000);
-		else
-			printf(" %13s %14s\n", "-", "-");
-	}
-	printf("\nSamples:%" PRIu64 " in the last interval.\n", totals.samples);
+	kvm_events_display__interval(&display, rows, nr_rows,
+				     live->interval_ns / 1e9, stdout);
 out:
 	free(delta);
 	free(rows);
@@ -1882,11 +1234,12 @@ out:
 
 static void live__print(struct live *live)
 {
-	struct kvm_events *kvm = &live->kvm;
+	struct kvm_events_display display = kvm_events__display(&live->kvm);
 	struct kvm_events_key **keys;
 	size_t nr;
 
-	keys = kvm_events_report__sorted(&kvm->report, kvm->sort, &nr);
+	keys = kvm_events_report__sorted(&live->kvm.report, live->kvm.args->view.sort,
+					  &nr);
 	if (!keys)
 		return;
 	if (live->clear)
@@ -1894,7 +1247,7 @@ static void live__print(struct live *live)
 	printf("perf kvm-events live, refresh %u:\n\n", ++live->nr_prints);
 	print_interval(live, keys, nr);
 	printf("\nSince the start:");
-	print_tables(kvm, keys, nr, stdout);
+	kvm_events_display__tables(&display, keys, nr, stdout);
 	fflush(stdout);
 	free(keys);
 }
@@ -1949,11 +1302,9 @@ static bool recorder_started(void)
 static int live__read(struct live *live)
 {
 	struct kvm_events *kvm = &live->kvm;
-	const struct kvm_events_analysis *analysis;
-	int ret = parse_report_options(kvm, &analysis);
+	int ret = kvm_events_report__init(&kvm->report, kvm->args->analysis,
+					  &kvm->opts);
 
-	if (!ret)
-		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
 	if (!ret && !recorder_started())
 		return LIVE_RECORDER_FAILED;
 	if (!ret)
@@ -1976,52 +1327,51 @@ static int live__read(struct live *live)
 	return ret;
 }
 
+/* The recorder: its perf.data goes down the pipe. */
+static void __noreturn live__record(int argc, const char **argv, int pipefd[2])
+{
+	u32 tps = kvm_events_record_tps(kvm_events_analysis__name(args.analysis));
+	int ret;
+
+	dup2(pipefd[1], STDOUT_FILENO);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	argv[0] = "record";
+	ret = kvm_events_record_to(argc, argv, tps, "-");
+	exit(ret < 0 ? 1 : ret);
+}
+
+static const struct option live_options[] = {
+	OPT_CALLBACK('d', "delay", &args.delay, "secs",
+		     "seconds between refreshes (default: 1)", parse_delay),
+	OPT_PARENT(table_options),
+};
+
+static const char * const live_usage[] = {
+	"perf kvm-events live [<options>] [<perf record options>] [-- <command>]",
+	"",
+	"Any other option goes to perf record: see perf record -h.",
+	NULL
+};
+
 static int kvm_events_live(int argc, const char **argv)
 {
-	struct live live = {
-		.kvm = {
-			.input		= "-",
-			.threads	= THREADS_DEFAULT,
-			.event		= "vmexit",
-			.sort_name	= "sample",
-		},
-	};
-	struct kvm_events *kvm = &live.kvm;
-	const char *delay_arg = NULL;
-	u32 delay = 1;
-	const struct option options[] = {
-	OPT_STRING('d', "delay", &delay_arg, "secs", "seconds between refreshes (default: 1)"),
-	OPT_STRING(0, "event", &kvm->event, "event",
-		   "what to analyse: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt"),
-	OPT_STRING(0, "vcpu", &kvm->vcpus, "vcpus",
-		   "only these vcpu ids, e.g. 1 or 0,2-5"),
-	OPT_STRING('k', "key", &kvm->sort_name, "sort-key",
-		   "sort by: " SORT_KEY_NAMES " (default: sample)"),
-	OPT_STRING(0, "duration", &kvm->duration, "us",
-		   "only events that took at least this many microseconds"),
-	OPT_STRING(0, "fields", &kvm->fields, "fields",
-		   "columns of the totals, any of: " STATS_FIELDS),
-	OPT_BOOLEAN(0, "split-idle", &kvm->split_idle,
-		    "set idle exits (HLT) apart, out of Time%"),
-	OPT_END()
-	};
-	const char * const usage[] = {
-		"perf kvm-events live [<options>] [<record options>] [-- <command>]",
-		NULL
-	};
+	struct live live;
 	int pipefd[2], status, ret;
 	pid_t child;
 
-	argc = parse_options(argc, argv, options, usage,
+	argc = parse_options(argc, argv, live_options, live_usage,
 			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
 			     PARSE_OPT_KEEP_ARGV0);
-	if (delay_arg && parse_u32("live", "--delay", delay_arg, 1, 86400, &delay))
-		return 1;
 	if (has_output_option(argc, argv)) {
 		pr_err("perf kvm-events live: -o: live records into a pipe of its own; to keep a recording, use perf kvm-events record -o\n");
 		return 1;
 	}
-	live.interval_ns = delay * 1000000000ULL;
+	if (args__finish(&args))
+		return 1;
+	memset(&live, 0, sizeof(live));
+	kvm_events__init(&live.kvm, "-");
+	live.interval_ns = args.delay * 1000000000ULL;
 	live.next_print = monotonic_ns() + live.interval_ns;
 	live.clear = isatty(STDOUT_FILENO);
 	live.seen = hashmap__new(ptr_hash, ptr_equal, NULL);
@@ -2032,15 +1382,8 @@ static int kvm_events_live(int argc, const char **argv)
 	child = fork();
 	if (child < 0)
 		return 1;
-	if (!child) {
-		/* The recorder: its perf.data goes down the pipe. */
-		dup2(pipefd[1], STDOUT_FILENO);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		argv[0] = "record";
-		ret = kvm_events_record_to(argc, argv, kvm->event, "-");
-		exit(ret < 0 ? 1 : ret);
-	}
+	if (!child)
+		live__record(argc, argv, pipefd);
 	/* The recorder's end of stream ends this: print until then. */
 	live_recorder = child;
 	signal(SIGINT, stop_recorder);
@@ -2050,7 +1393,7 @@ static int kvm_events_live(int argc, const char **argv)
 	close(pipefd[1]);
 
 	ret = live__read(&live);
-	kvm_events__exit(kvm);
+	kvm_events__exit(&live.kvm);
 	free_map_ptrs(live.seen);
 	waitpid(child, &status, 0);
 	if (ret && ret != LIVE_RECORDER_FAILED)
@@ -2058,35 +1401,52 @@ static int kvm_events_live(int argc, const char **argv)
 	return recorder_status(status) ?: ret;
 }
 
-int cmd_kvm_events(int argc, const char **argv)
-{
-	const char * const usage[] = {
-		"perf kvm-events record [<record options>] [-- <command>]",
-		"perf kvm-events report [<options>]",
-		"perf kvm-events diff [<options>] <old file> <new file>",
-		"perf kvm-events live [<options>] [<record options>] [-- <command>]",
-		NULL
-	};
-	const struct option options[] = {
+static const char * const kvm_events_subcommands[] = {
+	"record", "report", "live", "diff", NULL
+};
+
+/* In the order of kvm_events_subcommands[] */
+static int (* const kvm_events_subcommand_fn[])(int argc, const char **argv) = {
+	kvm_events_record, kvm_events_report, kvm_events_live, kvm_events_diff,
+};
+
+static const struct option kvm_events_options[] = {
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
+};
+
+int cmd_kvm_events(int argc, const char **argv)
+{
+	/*
+	 * The first line is given, so parse_options_subcommand() leaves the
+	 * array alone: it writes only a first line that is NULL.
+	 */
+	static const char * const usage[] = {
+		"perf kvm-events [<options>] {record|report|live|diff}",
+		"perf kvm-events record [<options>] [<perf record options>] [-- <command>]",
+		"perf kvm-events report [<options>]",
+		"perf kvm-events live [<options>] [<perf record options>] [-- <command>]",
+		"perf kvm-events diff [<options>] <old file> <new file>",
+		NULL
 	};
+	size_t i;
+	int ret;
 
-	argc = parse_options(argc, argv, options, usage,
-			     PARSE_OPT_STOP_AT_NON_OPTION);
+	argc = parse_options_subcommand(argc, argv, kvm_events_options,
+					kvm_events_subcommands, (const char **)usage,
+					PARSE_OPT_STOP_AT_NON_OPTION);
 	if (!argc)
-		usage_with_options(usage, options);
+		usage_with_options(usage, kvm_events_options);
 
-	if (!strcmp(argv[0], "record"))
-		return kvm_events_record(argc, argv);
-	if (!strcmp(argv[0], "report"))
-		return kvm_events_report(argc, argv);
-	if (!strcmp(argv[0], "diff"))
-		return kvm_events_diff(argc, argv);
-	if (!strcmp(argv[0], "live"))
-		return kvm_events_live(argc, argv);
-
+	for (i = 0; i < ARRAY_SIZE(kvm_events_subcommand_fn); i++) {
+		if (strcmp(argv[0], kvm_events_subcommands[i]))
+			continue;
+		kvm_events_cmd = kvm_events_subcommands[i];
+		ret = kvm_events_subcommand_fn[i](argc, argv);
+		args__exit(&args);
+		return ret;
+	}
 	pr_err("perf kvm-events: unknown command '%s'\n", argv[0]);
-	usage_with_options(usage, options);
+	usage_with_options(usage, kvm_events_options);
 	return 1;
 }

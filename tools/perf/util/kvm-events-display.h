@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_KVM_EVENTS_DISPLAY_H
+#define __PERF_KVM_EVENTS_DISPLAY_H
+
+/*
+ * perf kvm-events' output: the tables of a report, its JSON and CSV, the
+ * interval table of live and the table of diff.  The command parses the
+ * options and reads the recordings; this prints what they hold.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include "kvm-events.h"
+
+struct machine;
+struct kvm_events_column;
+
+#define KVM_EVENTS_MAX_COLUMNS		16
+#define KVM_EVENTS_DEFAULT_FIELDS	"samples,samples%,time%,avg"
+#define KVM_EVENTS_STATS_FIELDS		"samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9"
+#define KVM_EVENTS_SORT_NAMES		"sample, time, mean, min, max, p99, name"
+
+enum kvm_events_format {
+	KVM_EVENTS_FORMAT_TABLE,
+	KVM_EVENTS_FORMAT_JSON,
+	KVM_EVENTS_FORMAT_CSV,
+};
+
+/* How a report is shown, as the options ask */
+struct kvm_events_view {
+	const struct kvm_events_column *columns[KVM_EVENTS_MAX_COLUMNS];
+	int			nr_columns;
+	enum kvm_events_format	format;
+	enum kvm_events_sort	sort;
+	bool			split_idle;
+	/* The filters as the user wrote them: titles, JSON and CSV echo them. */
+	const char		*vcpus;
+	const char		*pids;
+	const char		*time;
+	double			duration_us;
+};
+
+/* A report to print, and the recording it was read from */
+struct kvm_events_display {
+	const struct kvm_events_view	*view;
+	struct kvm_events_report	*report;
+	const char			*input;
+	struct machine			*machine;	/* names --per-vm's VMs */
+};
+
+/* --fields LIST into view->columns; @cmd names the subcommand in errors */
+int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,
+				const char *list);
+/* Sets the statistics that the view's columns, format and sort need. */
+void kvm_events_view__needs(const struct kvm_events_view *view,
+			    struct kvm_events_options *opts);
+int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort);
+
+/* The report in the view's format, to stdout */
+int kvm_events_display__report(const struct kvm_events_display *d);
+/* The tables of @keys, sorted by group, with the --top list and footer */
+void kvm_events_display__tables(const struct kvm_events_display *d,
+				struct kvm_events_key **keys, size_t nr, FILE *fp);
+/* live: what @keys gained in the last @seconds, as one table */
+void kvm_events_display__interval(const struct kvm_events_display *d,
+				  struct kvm_events_key **keys, size_t nr,
+				  double seconds, FILE *fp);
+/* diff: @old's and @new's keys, recorded over @old_s and @new_s seconds */
+int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
+			     const struct kvm_events_display *new, double new_s,
+			     FILE *fp);
+
+#endif /* __PERF_KVM_EVENTS_DISPLAY_H */
