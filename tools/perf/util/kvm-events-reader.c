@@ -52,8 +52,9 @@
 #include "evsel.h"
 #include "header.h"
 #include "kvm-events.h"
+#include "kvm-events-pipeline.h"
+#include "kvm-events-queue.h"
 #include "machine.h"
-#include "mutex.h"
 #include "sample.h"
 #include "session.h"
 
@@ -74,36 +75,11 @@ struct sample_layout {
 	bool				callchain;
 };
 
-#define NR_BATCHES	4
-#define BATCH_SAMPLES	32768
-
-struct batch {
-	struct kvm_events_sample	*items;
-	size_t				nr;
-	int				err;
-	bool				last;
-};
-
-/* From the reading thread to the pairing one */
-struct pipeline {
-	pthread_t			thread;
-	struct mutex			lock;
-	struct cond			cond;
-	struct batch			batches[NR_BATCHES];
-	/*
-	 * Each thread writes one counter, under the lock, and reads its own
-	 * without it: the reading thread produced, the pairing one consumed.
-	 */
-	unsigned int			produced;
-	unsigned int			consumed;
-	bool				stop;
-};
-
 struct reader {
 	struct kvm_events_report	*report;
 	struct kvm_events_input		*input;
 	struct perf_session		*session;
-	struct pipeline			*pipe;
+	struct kvm_events_pipeline	*pipe;
 	int				fd;
 	u64				offset;
 	u64				size;
@@ -123,15 +99,7 @@ struct reader {
 	u64				lost_events;	/* PERF_RECORD_LOST */
 	u64				lost_chunks;
 	u64				lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
-	/* Events of the current and the previous round, not yet delivered */
-	struct kvm_events_sample	*queue;
-	struct kvm_events_sample	*merge_buf;
-	size_t				nr_queued;
-	size_t				queue_alloc;
-	u64				flush_limit;	/* of the next flush */
-	u64				last_flush;
-	u64				max_time;
-	u64				out_of_order;
+	struct kvm_events_queue		queue;
 };
 
 /* The size of a READ of @read_format, or of a group's entry if @entry */
@@ -309,56 +277,6 @@ static const struct sample_layout *reader__layout(struct reader *r,
 	return id ? NULL : &r->layouts[0];
 }
 
-/* The next free slot of the queue, where a sample is decoded in place */
-static struct kvm_events_sample *reader__slot(struct reader *r)
-{
-	if (r->nr_queued == r->queue_alloc) {
-		size_t alloc = r->queue_alloc ? r->queue_alloc * 2 : 4096;
-		void *queue = reallocarray(r->queue, alloc, sizeof(*r->queue));
-		void *buf = reallocarray(r->merge_buf, alloc, sizeof(*r->merge_buf));
-
-		if (queue)
-			r->queue = queue;
-		if (buf)
-			r->merge_buf = buf;
-		if (!queue || !buf)
-			return NULL;
-		r->queue_alloc = alloc;
-	}
-	return &r->queue[r->nr_queued];
-}
-
-static void reader__queue(struct reader *r, const struct kvm_events_sample *s)
-{
-	if (s->time < r->last_flush)
-		r->out_of_order++;
-	if (s->time > r->max_time)
-		r->max_time = s->time;
-	r->nr_queued++;
-}
-
-/* Hands a batch to the pairing thread; waits for a free one to fill. */
-static int pipeline__publish(struct pipeline *p, int err, bool last)
-{
-	struct batch *b = &p->batches[p->produced % NR_BATCHES];
-	int ret = 0;
-
-	mutex_lock(&p->lock);
-	b->err = err;
-	b->last = last;
-	p->produced++;
-	cond_broadcast(&p->cond);
-	while (!last && p->produced - p->consumed == NR_BATCHES)
-		cond_wait(&p->cond, &p->lock);
-	if (p->stop)
-		ret = -ECANCELED;
-	mutex_unlock(&p->lock);
-	/* After the last one, that slot may be a batch not yet paired. */
-	if (!last)
-		p->batches[p->produced % NR_BATCHES].nr = 0;
-	return ret;
-}
-
 /*
  * With two threads, the reading one decodes the samples into batches in
  * file order, a round's end marked by an item of this tp; the pairing one
@@ -369,28 +287,18 @@ static int pipeline__publish(struct pipeline *p, int err, bool last)
 /* Where the next decoded sample goes: the ordering queue, or a batch */
 static struct kvm_events_sample *reader__next(struct reader *r)
 {
-	struct pipeline *p = r->pipe;
-
-	struct batch *b;
-
-	if (!p)
-		return reader__slot(r);
-	b = &p->batches[p->produced % NR_BATCHES];
-	return &b->items[b->nr];
+	if (!r->pipe)
+		return kvm_events_queue__slot(&r->queue);
+	return kvm_events_pipeline__slot(r->pipe);
 }
 
 static int reader__push(struct reader *r, struct kvm_events_sample *s)
 {
-	struct pipeline *p = r->pipe;
-	struct batch *b;
-
-	if (!p) {
-		reader__queue(r, s);
+	if (!r->pipe) {
+		kvm_events_queue__push(&r->queue, s);
 		return 0;
 	}
-	b = &p->batches[p->produced % NR_BATCHES];
-	b->nr++;
-	return b->nr == BATCH_SAMPLES ? pipeline__publish(p, 0, false) : 0;
+	return kvm_events_pipeline__push(r->pipe);
 }
 
 static int reader__sample(struct reader *r, const union perf_event *event)
@@ -454,94 +362,13 @@ bad:
 	return -EINVAL;
 }
 
-/* Merges the sorted runs a[lo, mid) and a[mid, hi), ties from the left. */
-static void merge_runs(struct kvm_events_sample *a, struct kvm_events_sample *tmp,
-		       size_t lo, size_t mid, size_t hi)
-{
-	size_t i = lo, j = mid, k = 0;
-
-	if (a[mid - 1].time <= a[mid].time)
-		return;
-	while (i < mid && j < hi)
-		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
-	while (i < mid)
-		tmp[k++] = a[i++];
-	memcpy(a + lo, tmp, k * sizeof(*a));
-}
-
-/*
- * A stable sort that is linear on what a recording gives: a few sorted
- * runs, one per CPU buffer, and the sorted rest of the previous round.
- */
-static void reader__sort(struct reader *r)
-{
-	struct kvm_events_sample *a = r->queue;
-	size_t n = r->nr_queued, *runs, nr_runs = 0, i;
-
-	for (i = 1; i < n && a[i - 1].time <= a[i].time; i++)
-		;
-	if (i >= n)
-		return;
-	runs = calloc(n + 1, sizeof(*runs));
-	if (!runs) {
-		/* Slower, and still stable enough: equal times keep no order. */
-		pr_warning_once("kvm-events: out of memory, events sorted without ties in order\n");
-		return;
-	}
-	runs[nr_runs++] = 0;
-	for (i = 1; i < n; i++) {
-		if (a[i].time < a[i - 1].time)
-			runs[nr_runs++] = i;
-	}
-	runs[nr_runs] = n;
-	while (nr_runs > 1) {
-		size_t out = 0;
-
-		for (i = 0; i + 1 < nr_runs; i += 2) {
-			merge_runs(a, r->merge_buf, runs[i], runs[i + 1], runs[i + 2]);
-			runs[out++] = runs[i];
-		}
-		if (i < nr_runs)
-			runs[out++] = runs[i];
-		runs[out] = n;
-		nr_runs = out;
-	}
-	free(runs);
-}
-
-/* Hands the queued events up to @limit to the pairing, in time order. */
-static void reader__flush(struct reader *r, u64 limit)
-{
-	size_t i;
-
-	reader__sort(r);
-	for (i = 0; i < r->nr_queued && r->queue[i].time <= limit; i++)
-		kvm_events_report__add(r->report, &r->queue[i]);
-	/* Nothing delivered may also mean nothing ever queued: no queue. */
-	if (i) {
-		memmove(r->queue, r->queue + i, (r->nr_queued - i) * sizeof(*r->queue));
-		r->nr_queued -= i;
-	}
-}
-
-/*
- * perf's rule: at the end of a round, what came before the previous one
- * ended can be delivered, nothing older will come.
- */
-static void reader__round_end(struct reader *r)
-{
-	reader__flush(r, r->flush_limit);
-	r->last_flush = r->flush_limit;
-	r->flush_limit = r->max_time;
-}
-
 /* Ends the round here, or marks its end for the pairing thread. */
 static int reader__finished_round(struct reader *r)
 {
 	struct kvm_events_sample *mark;
 
 	if (!r->pipe) {
-		reader__round_end(r);
+		kvm_events_queue__round_end(&r->queue, r->report);
 		return 0;
 	}
 	mark = reader__next(r);
@@ -893,7 +720,7 @@ static int reader__read(struct reader *r)
 		ret = reader__read_section(r);
 	/* With two threads, the pairing one flushes after the last batch. */
 	if (!ret && !r->pipe)
-		reader__flush(r, (u64)-1);
+		kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
 	return ret;
 }
 
@@ -901,7 +728,7 @@ static void *reading_thread(void *arg)
 {
 	struct reader *r = arg;
 
-	pipeline__publish(r->pipe, reader__read(r), true);
+	kvm_events_pipeline__publish(r->pipe, reader__read(r), true);
 	return NULL;
 }
 
@@ -911,46 +738,35 @@ static int reader__order(struct reader *r, const struct kvm_events_sample *item)
 	struct kvm_events_sample *s;
 
 	if (item->tp == ROUND_END) {
-		reader__round_end(r);
+		kvm_events_queue__round_end(&r->queue, r->report);
 		return 0;
 	}
-	s = reader__slot(r);
+	s = kvm_events_queue__slot(&r->queue);
 	if (!s)
 		return -ENOMEM;
 	*s = *item;
-	reader__queue(r, s);
+	kvm_events_queue__push(&r->queue, s);
 	return 0;
 }
 
 /* Orders and pairs what the reading thread decodes, batch by batch. */
 static int reader__consume_batches(struct reader *r)
 {
-	struct pipeline *p = r->pipe;
 	int ret = 0;
 
 	for (;;) {
-		struct batch *b;
+		struct kvm_events_batch *b = kvm_events_pipeline__wait(r->pipe);
+		bool last = b->last;
 		size_t i;
-		bool last;
 
-		mutex_lock(&p->lock);
-		while (p->consumed == p->produced)
-			cond_wait(&p->cond, &p->lock);
-		mutex_unlock(&p->lock);
-		b = &p->batches[p->consumed % NR_BATCHES];
 		for (i = 0; !ret && i < b->nr; i++)
 			ret = reader__order(r, &b->items[i]);
 		if (!ret)
 			ret = b->err;
-		last = b->last;
 		if (last && !ret)
-			reader__flush(r, (u64)-1);
-		mutex_lock(&p->lock);
-		p->consumed++;
+			kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
 		/* On an error, the reading thread stops at its next batch. */
-		p->stop = p->stop || ret;
-		cond_broadcast(&p->cond);
-		mutex_unlock(&p->lock);
+		kvm_events_pipeline__done(r->pipe, ret);
 		if (last)
 			return ret;
 	}
@@ -958,34 +774,23 @@ static int reader__consume_batches(struct reader *r)
 
 static int reader__run_threaded(struct reader *r)
 {
-	struct pipeline *p = zalloc(sizeof(*p));
-	int i, ret = -ENOMEM;
+	struct kvm_events_pipeline *p = kvm_events_pipeline__new();
+	pthread_t thread;
+	int ret;
 
 	if (!p)
 		return -ENOMEM;
-	for (i = 0; i < NR_BATCHES; i++) {
-		p->batches[i].items = calloc(BATCH_SAMPLES, sizeof(*p->batches[i].items));
-		if (!p->batches[i].items)
-			goto out;
-	}
-	mutex_init(&p->lock);
-	cond_init(&p->cond);
 	r->pipe = p;
-	ret = pthread_create(&p->thread, NULL, reading_thread, r);
+	ret = pthread_create(&thread, NULL, reading_thread, r);
 	if (ret) {
 		r->pipe = NULL;
 		ret = reader__read(r);
 	} else {
 		ret = reader__consume_batches(r);
-		pthread_join(p->thread, NULL);
+		pthread_join(thread, NULL);
 		r->pipe = NULL;
 	}
-	cond_destroy(&p->cond);
-	mutex_destroy(&p->lock);
-out:
-	for (i = 0; i < NR_BATCHES; i++)
-		free(p->batches[i].items);
-	free(p);
+	kvm_events_pipeline__delete(p);
 	return ret;
 }
 
@@ -1058,14 +863,13 @@ int kvm_events_read(struct kvm_events_input *input,
 	report->totals.lost_samples += r.lost_samples;
 	for (i = 0; i < KVM_TP__NR; i++)
 		kvm_events_report__skip(report, i, r.skipped[i]);
-	report->totals.out_of_order += r.out_of_order;
+	report->totals.out_of_order += r.queue.out_of_order;
 	if (r.unknown_id)
 		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",
 			   r.path, r.unknown_id);
 	if (ret == -ENOMEM)
 		pr_err("%s: out of memory while reading the events\n", r.path);
 	reader__free_layouts(&r);
-	free(r.queue);
-	free(r.merge_buf);
+	kvm_events_queue__exit(&r.queue);
 	return ret;
 }

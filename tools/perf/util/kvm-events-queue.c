@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf's round ordering for decoded kvm samples, as perf's ordered_events
+ * gives it to tools, without an allocation per event: at the end of a
+ * round (PERF_RECORD_FINISHED_ROUND) the samples no later than the end of
+ * the previous round are sorted and delivered, ties in read order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "debug.h"
+#include "kvm-events-queue.h"
+
+/* The next free slot of the queue, where a sample is decoded in place */
+struct kvm_events_sample *kvm_events_queue__slot(struct kvm_events_queue *q)
+{
+	if (q->nr == q->alloc) {
+		size_t alloc = q->alloc ? q->alloc * 2 : 4096;
+		void *items = reallocarray(q->items, alloc, sizeof(*q->items));
+		void *buf = reallocarray(q->merge_buf, alloc, sizeof(*q->merge_buf));
+
+		if (items)
+			q->items = items;
+		if (buf)
+			q->merge_buf = buf;
+		if (!items || !buf)
+			return NULL;
+		q->alloc = alloc;
+	}
+	return &q->items[q->nr];
+}
+
+void kvm_events_queue__push(struct kvm_events_queue *q, const struct kvm_events_sample *s)
+{
+	if (s->time < q->last_flush)
+		q->out_of_order++;
+	if (s->time > q->max_time)
+		q->max_time = s->time;
+	q->nr++;
+}
+
+/* Merges the sorted runs a[lo, mid) and a[mid, hi), ties from the left. */
+static void merge_runs(struct kvm_events_sample *a, struct kvm_events_sample *tmp,
+		       size_t lo, size_t mid, size_t hi)
+{
+	size_t i = lo, j = mid, k = 0;
+
+	if (a[mid - 1].time <= a[mid].time)
+		return;
+	while (i < mid && j < hi)
+		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
+	while (i < mid)
+		tmp[k++] = a[i++];
+	memcpy(a + lo, tmp, k * sizeof(*a));
+}
+
+/*
+ * A stable sort that is linear on what a recording gives: a few sorted
+ * runs, one per CPU buffer, and the sorted rest of the previous round.
+ */
+static void kvm_events_queue__sort(struct kvm_events_queue *q)
+{
+	struct kvm_events_sample *a = q->items;
+	size_t n = q->nr, *runs, nr_runs = 0, i;
+
+	for (i = 1; i < n && a[i - 1].time <= a[i].time; i++)
+		;
+	if (i >= n)
+		return;
+	runs = calloc(n + 1, sizeof(*runs));
+	if (!runs) {
+		/* Slower, and still stable enough: equal times keep no order. */
+		pr_warning_once("kvm-events: out of memory, events sorted without ties in order\n");
+		return;
+	}
+	runs[nr_runs++] = 0;
+	for (i = 1; i < n; i++) {
+		if (a[i].time < a[i - 1].time)
+			runs[nr_runs++] = i;
+	}
+	runs[nr_runs] = n;
+	while (nr_runs > 1) {
+		size_t out = 0;
+
+		for (i = 0; i + 1 < nr_runs; i += 2) {
+			merge_runs(a, q->merge_buf, runs[i], runs[i + 1], runs[i + 2]);
+			runs[out++] = runs[i];
+		}
+		if (i < nr_runs)
+			runs[out++] = runs[i];
+		runs[out] = n;
+		nr_runs = out;
+	}
+	free(runs);
+}
+
+/* Hands the queued events up to @limit to the pairing, in time order. */
+void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_report *report,
+			     u64 limit)
+{
+	size_t i;
+
+	kvm_events_queue__sort(q);
+	for (i = 0; i < q->nr && q->items[i].time <= limit; i++)
+		kvm_events_report__add(report, &q->items[i]);
+	/* Nothing delivered may also mean nothing ever queued: no queue. */
+	if (i) {
+		memmove(q->items, q->items + i, (q->nr - i) * sizeof(*q->items));
+		q->nr -= i;
+	}
+}
+
+/*
+ * perf's rule: at the end of a round, what came before the previous one
+ * ended can be delivered, nothing older will come.
+ */
+void kvm_events_queue__round_end(struct kvm_events_queue *q, struct kvm_events_report *report)
+{
+	kvm_events_queue__flush(q, report, q->flush_limit);
+	q->last_flush = q->flush_limit;
+	q->flush_limit = q->max_time;
+}
+
+void kvm_events_queue__exit(struct kvm_events_queue *q)
+{
+	free(q->items);
+	free(q->merge_buf);
+}
