@@ -129,6 +129,24 @@ static const char vcpu_wakeup[] = FORMAT("kvm_vcpu_wakeup", 130,
 	FIELD("__u64 ns", 8, 8, 0) FIELD("bool waited", 16, 1, 0)
 	FIELD("bool valid", 17, 1, 0));
 
+/*
+ * Each fact is its own TEST_ASSERT_VAL(), which returns TEST_FAIL from the
+ * function that checks it.  So the checks are made in helpers, and what
+ * they allocate is freed by their caller, whatever they return.  A helper
+ * that fails makes its caller's assertion fail too: perf test -v prints
+ * the failed fact first, then the facts it was part of.
+ */
+
+/* Whether @val is @expected; when not, says both before the assertion fails */
+static bool u64_is(u64 val, u64 expected)
+{
+	if (val == expected)
+		return true;
+	pr_debug("got %llu, expected %llu\n", (unsigned long long)val,
+		 (unsigned long long)expected);
+	return false;
+}
+
 struct kvm_fixture {
 	struct tep_handle		*tep;
 	struct kvm_events_decoder	exit, entry, mmio, pio;
@@ -160,26 +178,54 @@ static int decoder_from(struct kvm_fixture *f, struct kvm_events_decoder *dec,
 	return event ? kvm_events_decoder__init(dec, event) : -1;
 }
 
-static int fixture__init(struct kvm_fixture *f, const char *exit_format,
-			 const char *analysis)
+/* Replaces the fixture's report with an empty one of @analysis */
+static int fixture__report(struct kvm_fixture *f, const char *analysis,
+			   const struct kvm_events_options *opts)
+{
+	const struct kvm_events_analysis *a = kvm_events_analysis__find(analysis);
+
+	kvm_events_report__exit(&f->report);
+	TEST_ASSERT_VAL("analysis found", a);
+	TEST_ASSERT_VAL("report init", !kvm_events_report__init(&f->report, a, opts));
+	return TEST_OK;
+}
+
+static int fixture__init_tep(struct kvm_fixture *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->tep = tep_alloc();
-	if (!f->tep)
-		return -1;
-	if (decoder_from(f, &f->exit, exit_format) ||
-	    decoder_from(f, &f->entry, kvm_entry_6_12) ||
-	    decoder_from(f, &f->mmio, kvm_mmio_6_12) ||
-	    decoder_from(f, &f->pio, kvm_pio_6_12))
-		return -1;
-	return kvm_events_report__init(&f->report,
-				       kvm_events_analysis__find(analysis), NULL);
+	TEST_ASSERT_VAL("tep_alloc", f->tep);
+	return TEST_OK;
+}
+
+static int fixture__init(struct kvm_fixture *f, const char *exit_format,
+			 const char *analysis)
+{
+	TEST_ASSERT_VAL("fixture tep", !fixture__init_tep(f));
+	TEST_ASSERT_VAL("kvm_exit decoder", !decoder_from(f, &f->exit, exit_format));
+	TEST_ASSERT_VAL("kvm_entry decoder", !decoder_from(f, &f->entry, kvm_entry_6_12));
+	TEST_ASSERT_VAL("kvm_mmio decoder", !decoder_from(f, &f->mmio, kvm_mmio_6_12));
+	TEST_ASSERT_VAL("kvm_pio decoder", !decoder_from(f, &f->pio, kvm_pio_6_12));
+	TEST_ASSERT_VAL("fixture report", !fixture__report(f, analysis, NULL));
+	return TEST_OK;
 }
 
 static void fixture__exit(struct kvm_fixture *f)
 {
 	kvm_events_report__exit(&f->report);
 	tep_free(f->tep);
+}
+
+/* Runs @check on a zeroed fixture, which it sets up, then frees the fixture. */
+static int fixture__run(int (*check)(struct kvm_fixture *f))
+{
+	struct kvm_fixture f;
+	int ret;
+
+	memset(&f, 0, sizeof(f));
+	ret = check(&f);
+	fixture__exit(&f);
+	return ret;
 }
 
 static void put_field(u8 *raw, const struct tep_format_field *field, u64 val)
@@ -223,80 +269,167 @@ static int feed_wakeup(struct kvm_fixture *f, const struct kvm_events_decoder *d
 	return feed_flag(f, dec, 7, time, 0, ns, waited, valid);
 }
 
-static bool key_is(struct kvm_events_report *report, const char *name,
-		   u64 samples, u64 timed, u64 total_ns)
+/* A sample of one of the fixture's tracepoints, for feed_all() */
+enum fed_tp { FED_EXIT, FED_ENTRY, FED_MMIO, FED_PIO };
+
+struct fed_sample {
+	enum fed_tp	tp;
+	u32		tid;
+	u64		time;
+	u32		vcpu;
+	u64		code;
+	u32		kind;
+};
+
+static const struct kvm_events_decoder *fixture__decoder(struct kvm_fixture *f,
+							 enum fed_tp tp)
+{
+	switch (tp) {
+	case FED_EXIT:
+		return &f->exit;
+	case FED_ENTRY:
+		return &f->entry;
+	case FED_MMIO:
+		return &f->mmio;
+	case FED_PIO:
+	default:
+		return &f->pio;
+	}
+}
+
+/* Feeds one sample of @samples; when it does not decode, says which. */
+static bool fed_one(struct kvm_fixture *f, const struct fed_sample *samples,
+		    size_t i)
+{
+	const struct fed_sample *e = &samples[i];
+
+	if (!feed(f, fixture__decoder(f, e->tp), e->tid, e->time, e->vcpu,
+		  e->code, e->kind))
+		return true;
+	pr_debug("sample %zu, at %llu ns, not decoded\n", i,
+		 (unsigned long long)e->time);
+	return false;
+}
+
+static int feed_all(struct kvm_fixture *f, const struct fed_sample *samples,
+		    size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		TEST_ASSERT_VAL("sample decoded and fed", fed_one(f, samples, i));
+	return TEST_OK;
+}
+
+/* A key of the report and its samples, timed samples and total time */
+static int check_key(struct kvm_events_report *report, const char *name,
+		     u64 samples, u64 timed, u64 total_ns)
 {
 	struct kvm_events_key *key = kvm_events_report__key(report, name);
 
-	if (!key) {
+	if (!key)
 		pr_debug("key %s: missing\n", name);
-		return false;
-	}
-	if (key->samples != samples || key->timed != timed ||
-	    key->total_ns != total_ns) {
-		pr_debug("key %s: %llu samples, %llu timed, %llu ns; expected %llu, %llu, %llu\n",
-			 name, (unsigned long long)key->samples,
-			 (unsigned long long)key->timed,
-			 (unsigned long long)key->total_ns,
-			 (unsigned long long)samples, (unsigned long long)timed,
-			 (unsigned long long)total_ns);
-		return false;
-	}
-	return true;
+	TEST_ASSERT_VAL("key found", key);
+	TEST_ASSERT_VAL("key samples", u64_is(key->samples, samples));
+	TEST_ASSERT_VAL("key timed samples", u64_is(key->timed, timed));
+	TEST_ASSERT_VAL("key total ns", u64_is(key->total_ns, total_ns));
+	return TEST_OK;
 }
 
+/* Every sample read is in exactly one bucket. */
 static bool buckets_add_up(const struct kvm_events_totals *t)
 {
-	return t->keyed + t->paired_end + t->filtered + t->unused == t->read;
+	return u64_is(t->keyed + t->paired_end + t->filtered + t->unused, t->read);
+}
+
+/* kvm_exit with reason 30, isa SVM and vcpu 3, in either format */
+static void put_exit_raw(u8 *raw)
+{
+	u32 reason = 30, vcpu = 3, isa = KVM_EVENTS_ISA_SVM;
+
+	memcpy(raw + 8, &reason, 4);
+	memcpy(raw + 24, &isa, 4);
+	memcpy(raw + 56, &vcpu, 4);
+}
+
+static int check_exit_6_12(struct tep_handle *tep)
+{
+	struct tep_event *event = parse_format(tep, kvm_exit_6_12);
+	struct kvm_events_decoder dec;
+	u8 raw[64] = { 0 };
+	struct perf_sample sample = { .raw_data = raw, .raw_size = 60 };
+	struct kvm_events_sample s;
+
+	TEST_ASSERT_VAL("6.12 kvm_exit format parsed", event);
+	TEST_ASSERT_VAL("6.12 kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
+	TEST_ASSERT_VAL("6.12 kvm_exit role", u64_is(dec.tp, KVM_TP_EXIT));
+	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
+	TEST_ASSERT_VAL("6.12 kvm_exit min_raw_size", u64_is(dec.min_raw_size, 60));
+	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu);
+	put_exit_raw(raw);
+	TEST_ASSERT_VAL("6.12 kvm_exit decoded",
+			!kvm_events_decoder__decode(&dec, &sample, false, &s));
+	TEST_ASSERT_VAL("6.12 kvm_exit code", u64_is(s.code, 30));
+	TEST_ASSERT_VAL("6.12 kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
+	TEST_ASSERT_VAL("6.12 kvm_exit vcpu", u64_is(s.vcpu, 3));
+	/* A sample shorter than its format is refused, not read past. */
+	sample.raw_size = 59;
+	TEST_ASSERT_VAL("59-byte 6.12 kvm_exit refused",
+			kvm_events_decoder__decode(&dec, &sample, false, &s));
+	return TEST_OK;
+}
+
+static int check_exit_old(struct tep_handle *tep)
+{
+	struct tep_event *event = parse_format(tep, kvm_exit_old);
+	struct kvm_events_decoder dec;
+	u8 raw[64] = { 0 };
+	struct perf_sample sample = { .raw_data = raw, .raw_size = 28 };
+	struct kvm_events_sample s;
+
+	TEST_ASSERT_VAL("old kvm_exit format parsed", event);
+	TEST_ASSERT_VAL("old kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
+	TEST_ASSERT_VAL("old kvm_exit has no vcpu_id field", !dec.vcpu);
+	TEST_ASSERT_VAL("old kvm_exit min_raw_size", u64_is(dec.min_raw_size, 28));
+	put_exit_raw(raw);
+	TEST_ASSERT_VAL("old kvm_exit decoded",
+			!kvm_events_decoder__decode(&dec, &sample, false, &s));
+	TEST_ASSERT_VAL("old kvm_exit vcpu", u64_is(s.vcpu, KVM_EVENTS_NO_VCPU));
+	TEST_ASSERT_VAL("old kvm_exit code", u64_is(s.code, 30));
+	return TEST_OK;
+}
+
+/* A format the decoder cannot read must be refused at init. */
+static bool decoder_refuses(struct tep_handle *tep, const char *text)
+{
+	struct tep_event *event = parse_format(tep, text);
+	struct kvm_events_decoder dec;
+
+	if (!event) {
+		pr_debug("format not parsed\n");
+		return false;
+	}
+	return kvm_events_decoder__init(&dec, event) < 0;
+}
+
+static int check_decoders(struct tep_handle *tep)
+{
+	TEST_ASSERT_VAL("6.12 kvm_exit", !check_exit_6_12(tep));
+	TEST_ASSERT_VAL("old kvm_exit", !check_exit_old(tep));
+	TEST_ASSERT_VAL("kvm_pio without port refused", decoder_refuses(tep, kvm_pio_no_port));
+	TEST_ASSERT_VAL("kvm_pio with a 3-byte port refused",
+			decoder_refuses(tep, kvm_pio_odd_port));
+	return TEST_OK;
 }
 
 static int test__kvm_events_decoders(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
 {
-	struct kvm_events_decoder dec;
 	struct tep_handle *tep = tep_alloc();
-	struct tep_event *event;
-	u8 raw[64] = { 0 };
-	struct perf_sample sample = { .raw_data = raw, .raw_size = 60 };
-	struct kvm_events_sample s;
-	u32 reason = 30, vcpu = 3, isa = KVM_EVENTS_ISA_SVM;
-	int ret = TEST_FAIL;
+	int ret;
 
 	TEST_ASSERT_VAL("tep_alloc", tep);
-	event = parse_format(tep, kvm_exit_6_12);
-	if (!event || kvm_events_decoder__init(&dec, event))
-		goto out;
-	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
-	if (dec.tp != KVM_TP_EXIT || dec.min_raw_size != 60 || !dec.vcpu)
-		goto out;
-	memcpy(raw + 8, &reason, 4);
-	memcpy(raw + 24, &isa, 4);
-	memcpy(raw + 56, &vcpu, 4);
-	if (kvm_events_decoder__decode(&dec, &sample, false, &s) ||
-	    s.code != 30 || s.isa != KVM_EVENTS_ISA_SVM || s.vcpu != 3)
-		goto out;
-	/* A sample shorter than its format is refused, not read past. */
-	sample.raw_size = 59;
-	if (!kvm_events_decoder__decode(&dec, &sample, false, &s))
-		goto out;
-
-	event = parse_format(tep, kvm_exit_old);
-	if (!event || kvm_events_decoder__init(&dec, event) ||
-	    dec.vcpu || dec.min_raw_size != 28)
-		goto out;
-	sample.raw_size = 28;
-	if (kvm_events_decoder__decode(&dec, &sample, false, &s) ||
-	    s.vcpu != KVM_EVENTS_NO_VCPU || s.code != 30)
-		goto out;
-
-	event = parse_format(tep, kvm_pio_no_port);
-	if (!event || kvm_events_decoder__init(&dec, event) >= 0)
-		goto out;
-	event = parse_format(tep, kvm_pio_odd_port);
-	if (!event || kvm_events_decoder__init(&dec, event) >= 0)
-		goto out;
-	ret = TEST_OK;
-out:
+	ret = check_decoders(tep);
 	tep_free(tep);
 	return ret;
 }
@@ -308,146 +441,172 @@ out:
  * EPT_MISCONFIG MMIO write of 300ns (exit to entry 400ns) and an
  * MMIO read of 700ns (exit to entry 800ns).
  */
+static const struct fed_sample two_vcpus[] = {
+	{ FED_ENTRY, 100, 1000, 0, 0, 0 },
+	{ FED_ENTRY, 101, 1100, 1, 0, 0 },
+	{ FED_EXIT,  100, 2000, 0, 12, 0 },
+	{ FED_EXIT,  101, 2100, 1, 49, 0 },
+	{ FED_MMIO,  101, 2200, 0, 0xfee00300, 2 },
+	{ FED_ENTRY, 101, 2500, 1, 0, 0 },
+	{ FED_EXIT,  101, 3000, 1, 49, 0 },
+	{ FED_MMIO,  101, 3100, 0, 0xfed00000, 0 },
+	{ FED_MMIO,  101, 3700, 0, 0xfed00000, 1 },
+	{ FED_ENTRY, 101, 3800, 1, 0, 0 },
+	{ FED_ENTRY, 100, 7000, 0, 0, 0 },
+	{ FED_EXIT,  100, 8000, 0, 30, 0 },
+	{ FED_PIO,   100, 8100, 0, 0x3f8, 1 },
+	{ FED_ENTRY, 100, 8500, 0, 0, 0 },
+	{ FED_EXIT,  100, 9000, 0, 99, 0 },
+	{ FED_ENTRY, 100, 9040, 0, 0, 0 },
+	{ FED_EXIT,  100, 9100, 0, 10, 0 },
+};
+
 static int feed_two_vcpus(struct kvm_fixture *f)
 {
-	return feed(f, &f->entry, 100, 1000, 0, 0, 0) ||
-	       feed(f, &f->entry, 101, 1100, 1, 0, 0) ||
-	       feed(f, &f->exit, 100, 2000, 0, 12, 0) ||
-	       feed(f, &f->exit, 101, 2100, 1, 49, 0) ||
-	       feed(f, &f->mmio, 101, 2200, 0, 0xfee00300, 2) ||
-	       feed(f, &f->entry, 101, 2500, 1, 0, 0) ||
-	       feed(f, &f->exit, 101, 3000, 1, 49, 0) ||
-	       feed(f, &f->mmio, 101, 3100, 0, 0xfed00000, 0) ||
-	       feed(f, &f->mmio, 101, 3700, 0, 0xfed00000, 1) ||
-	       feed(f, &f->entry, 101, 3800, 1, 0, 0) ||
-	       feed(f, &f->entry, 100, 7000, 0, 0, 0) ||
-	       feed(f, &f->exit, 100, 8000, 0, 30, 0) ||
-	       feed(f, &f->pio, 100, 8100, 0, 0x3f8, 1) ||
-	       feed(f, &f->entry, 100, 8500, 0, 0, 0) ||
-	       feed(f, &f->exit, 100, 9000, 0, 99, 0) ||
-	       feed(f, &f->entry, 100, 9040, 0, 0, 0) ||
-	       feed(f, &f->exit, 100, 9100, 0, 10, 0);
+	return feed_all(f, two_vcpus, ARRAY_SIZE(two_vcpus));
+}
+
+static int check_vmexit(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
+
+	TEST_ASSERT_VAL("vmexit fixture", !fixture__init(f, kvm_exit_6_12, "vmexit"));
+	TEST_ASSERT_VAL("two vcpus fed", !feed_two_vcpus(f));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("key HLT", !check_key(&f->report, "HLT", 1, 1, 5000));
+	TEST_ASSERT_VAL("key IO_INSTRUCTION",
+			!check_key(&f->report, "IO_INSTRUCTION", 1, 1, 500));
+	TEST_ASSERT_VAL("key EPT_MISCONFIG",
+			!check_key(&f->report, "EPT_MISCONFIG", 2, 2, 1200));
+	TEST_ASSERT_VAL("key 0x63 (reason 99)", !check_key(&f->report, "0x63", 1, 1, 40));
+	TEST_ASSERT_VAL("key CPUID, without entry", !check_key(&f->report, "CPUID", 1, 0, 0));
+	TEST_ASSERT_VAL("samples keyed", u64_is(t->keyed, 6));
+	TEST_ASSERT_VAL("samples without end", u64_is(t->no_end, 1));
+	TEST_ASSERT_VAL("samples without begin", u64_is(t->no_begin, 0));
+	TEST_ASSERT_VAL("total ns", u64_is(t->total_ns, 6740));
+	TEST_ASSERT_VAL("samples read", u64_is(t->read, 17));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
 }
 
 static int test__kvm_events_vmexit(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
 {
-	struct kvm_fixture f;
-	struct kvm_events_totals *t = &f.report.totals;
-	int ret = TEST_FAIL;
+	return fixture__run(check_vmexit);
+}
 
-	if (fixture__init(&f, kvm_exit_6_12, "vmexit") || feed_two_vcpus(&f))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "HLT", 1, 1, 5000) &&
-	    key_is(&f.report, "IO_INSTRUCTION", 1, 1, 500) &&
-	    key_is(&f.report, "EPT_MISCONFIG", 2, 2, 1200) &&
-	    key_is(&f.report, "0x63", 1, 1, 40) &&
-	    key_is(&f.report, "CPUID", 1, 0, 0) &&
-	    t->keyed == 6 && t->no_end == 1 && t->no_begin == 0 &&
-	    t->total_ns == 6740 && t->read == 17 && buckets_add_up(t))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+static int check_mmio_ioport(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
+
+	TEST_ASSERT_VAL("mmio fixture", !fixture__init(f, kvm_exit_6_12, "mmio"));
+	TEST_ASSERT_VAL("two vcpus fed to mmio", !feed_two_vcpus(f));
+	kvm_events_report__finish(&f->report);
+	/* Write: kvm_mmio to kvm_entry.  Read: kvm_exit to kvm_mmio(read). */
+	TEST_ASSERT_VAL("mmio key 0xfee00300:W",
+			!check_key(&f->report, "0xfee00300:W", 1, 1, 300));
+	TEST_ASSERT_VAL("mmio key 0xfed00000:R",
+			!check_key(&f->report, "0xfed00000:R", 1, 1, 700));
+	TEST_ASSERT_VAL("mmio samples keyed", u64_is(t->keyed, 2));
+	TEST_ASSERT_VAL("mmio buckets add up to samples read", buckets_add_up(t));
+
+	TEST_ASSERT_VAL("ioport report", !fixture__report(f, "ioport", NULL));
+	TEST_ASSERT_VAL("two vcpus fed to ioport", !feed_two_vcpus(f));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("ioport key 0x3f8:POUT",
+			!check_key(&f->report, "0x3f8:POUT", 1, 1, 400));
+	TEST_ASSERT_VAL("ioport samples keyed", u64_is(t->keyed, 1));
+	TEST_ASSERT_VAL("ioport buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
 }
 
 static int test__kvm_events_mmio_ioport(struct test_suite *test __maybe_unused,
 					int subtest __maybe_unused)
 {
-	struct kvm_fixture f;
-	int ret = TEST_FAIL;
-
-	if (fixture__init(&f, kvm_exit_6_12, "mmio") || feed_two_vcpus(&f))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	/* Write: kvm_mmio to kvm_entry.  Read: kvm_exit to kvm_mmio(read). */
-	if (!key_is(&f.report, "0xfee00300:W", 1, 1, 300) ||
-	    !key_is(&f.report, "0xfed00000:R", 1, 1, 700) ||
-	    f.report.totals.keyed != 2 || !buckets_add_up(&f.report.totals))
-		goto out;
-	kvm_events_report__exit(&f.report);
-
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("ioport"), NULL) ||
-	    feed_two_vcpus(&f))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "0x3f8:POUT", 1, 1, 400) &&
-	    f.report.totals.keyed == 1 && buckets_add_up(&f.report.totals))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+	return fixture__run(check_mmio_ioport);
 }
 
 /* Old kvm_exit has no vcpu_id: the vcpu is learnt from kvm_entry. */
-static int test__kvm_events_vcpu_filter(struct test_suite *test __maybe_unused,
-					int subtest __maybe_unused)
+static int check_vcpu_filter(struct kvm_fixture *f)
 {
-	struct kvm_fixture f;
+	struct kvm_events_totals *t = &f->report.totals;
 	u32 vcpu_one[1][2] = { { 1, 1 } };
 	struct kvm_events_options opts = {
 		.vcpu_ranges = vcpu_one,
 		.nr_vcpu_ranges = 1,
 	};
-	int ret = TEST_FAIL;
 
-	if (fixture__init(&f, kvm_exit_old, "vmexit"))
-		goto out;
-	kvm_events_report__exit(&f.report);
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), &opts) ||
-	    feed_two_vcpus(&f))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "EPT_MISCONFIG", 2, 2, 1200) &&
-	    !kvm_events_report__key(&f.report, "HLT") &&
-	    f.report.totals.keyed == 2 && f.report.totals.filtered == 4 &&
-	    f.report.totals.no_end == 0 && buckets_add_up(&f.report.totals))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+	TEST_ASSERT_VAL("old kvm_exit fixture", !fixture__init(f, kvm_exit_old, "vmexit"));
+	TEST_ASSERT_VAL("vmexit report of vcpu 1",
+			!fixture__report(f, "vmexit", &opts));
+	TEST_ASSERT_VAL("two vcpus fed", !feed_two_vcpus(f));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("vcpu 1 key EPT_MISCONFIG",
+			!check_key(&f->report, "EPT_MISCONFIG", 2, 2, 1200));
+	TEST_ASSERT_VAL("vcpu 0 key HLT filtered out",
+			!kvm_events_report__key(&f->report, "HLT"));
+	TEST_ASSERT_VAL("vcpu 1 samples keyed", u64_is(t->keyed, 2));
+	TEST_ASSERT_VAL("vcpu 0 samples filtered", u64_is(t->filtered, 4));
+	TEST_ASSERT_VAL("vcpu 1 samples without end", u64_is(t->no_end, 0));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
+
+static int test__kvm_events_vcpu_filter(struct test_suite *test __maybe_unused,
+					int subtest __maybe_unused)
+{
+	return fixture__run(check_vcpu_filter);
 }
 
 /* Exits whose entries are never recorded, as on hosts without kvm_entry */
+static const struct fed_sample pio_unpaired[] = {
+	{ FED_PIO, 200, 10, 0, 0x500, 1 },
+	{ FED_PIO, 200, 20, 0, 0x500, 1 },
+	{ FED_PIO, 200, 30, 0, 0x501, 0 },
+};
+
+/*
+ * MMIO writes and reads with no kvm_exit or kvm_entry between them:
+ * a read is not timed from the write before it.
+ */
+static const struct fed_sample mmio_unpaired[] = {
+	{ FED_MMIO, 200, 10, 0, 0x80000, 2 },
+	{ FED_MMIO, 200, 20, 0, 0x80000, 2 },
+	{ FED_MMIO, 200, 30, 0, 0x80010, 0 },
+	{ FED_MMIO, 200, 40, 0, 0x80010, 1 },
+	{ FED_MMIO, 200, 50, 0, 0x80010, 1 },
+};
+
+static int check_unpaired(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
+
+	TEST_ASSERT_VAL("ioport fixture", !fixture__init(f, kvm_exit_6_12, "ioport"));
+	TEST_ASSERT_VAL("kvm_pio fed",
+			!feed_all(f, pio_unpaired, ARRAY_SIZE(pio_unpaired)));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("ioport key 0x500:POUT",
+			!check_key(&f->report, "0x500:POUT", 2, 0, 0));
+	TEST_ASSERT_VAL("ioport key 0x501:PIN", !check_key(&f->report, "0x501:PIN", 1, 0, 0));
+	TEST_ASSERT_VAL("ioport samples without end", u64_is(t->no_end, 3));
+	TEST_ASSERT_VAL("ioport total ns", u64_is(t->total_ns, 0));
+
+	TEST_ASSERT_VAL("mmio report", !fixture__report(f, "mmio", NULL));
+	TEST_ASSERT_VAL("kvm_mmio fed",
+			!feed_all(f, mmio_unpaired, ARRAY_SIZE(mmio_unpaired)));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("mmio key 0x80000:W", !check_key(&f->report, "0x80000:W", 2, 0, 0));
+	TEST_ASSERT_VAL("mmio key 0x80010:R", !check_key(&f->report, "0x80010:R", 2, 0, 0));
+	TEST_ASSERT_VAL("mmio samples without end", u64_is(t->no_end, 2));
+	TEST_ASSERT_VAL("mmio samples without begin", u64_is(t->no_begin, 2));
+	TEST_ASSERT_VAL("mmio buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
+
 static int test__kvm_events_unpaired(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
 {
-	struct kvm_fixture f;
-	int ret = TEST_FAIL;
-
-	if (fixture__init(&f, kvm_exit_6_12, "ioport") ||
-	    feed(&f, &f.pio, 200, 10, 0, 0x500, 1) ||
-	    feed(&f, &f.pio, 200, 20, 0, 0x500, 1) ||
-	    feed(&f, &f.pio, 200, 30, 0, 0x501, 0))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (!key_is(&f.report, "0x500:POUT", 2, 0, 0) ||
-	    !key_is(&f.report, "0x501:PIN", 1, 0, 0) ||
-	    f.report.totals.no_end != 3 || f.report.totals.total_ns != 0)
-		goto out;
-	kvm_events_report__exit(&f.report);
-
-	/*
-	 * MMIO writes and reads with no kvm_exit or kvm_entry between them:
-	 * a read is not timed from the write before it.
-	 */
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("mmio"), NULL) ||
-	    feed(&f, &f.mmio, 200, 10, 0, 0x80000, 2) ||
-	    feed(&f, &f.mmio, 200, 20, 0, 0x80000, 2) ||
-	    feed(&f, &f.mmio, 200, 30, 0, 0x80010, 0) ||
-	    feed(&f, &f.mmio, 200, 40, 0, 0x80010, 1) ||
-	    feed(&f, &f.mmio, 200, 50, 0, 0x80010, 1))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "0x80000:W", 2, 0, 0) &&
-	    key_is(&f.report, "0x80010:R", 2, 0, 0) &&
-	    f.report.totals.no_end == 2 && f.report.totals.no_begin == 2 &&
-	    buckets_add_up(&f.report.totals))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+	return fixture__run(check_unpaired);
 }
 
 /*
@@ -457,73 +616,104 @@ out:
  */
 #define MANY_KEYS	1000000
 
-static int test__kvm_events_hostile_values(struct test_suite *test __maybe_unused,
-					   int subtest __maybe_unused)
+static int check_many_keys(struct kvm_fixture *f)
 {
+	struct kvm_events_totals *t = &f->report.totals;
+	struct kvm_events_key **keys;
+	bool sorted;
+	size_t nr = 0;
+	u32 i;
+
+	TEST_ASSERT_VAL("mmio fixture", !fixture__init(f, kvm_exit_6_12, "mmio"));
+	for (i = 0; i < MANY_KEYS; i++) {
+		TEST_ASSERT_VAL("kvm_mmio write fed",
+				!feed(f, &f->mmio, 300, 1000ULL * i, 0,
+				      0x100000000ULL + 8ULL * i, 2));
+		TEST_ASSERT_VAL("kvm_entry fed",
+				!feed(f, &f->entry, 300, 1000ULL * i + 100, 0, 0, 0));
+	}
+	kvm_events_report__finish(&f->report);
+	keys = kvm_events_report__sorted(&f->report, KVM_EVENTS_SORT_SAMPLE, &nr);
+	sorted = keys != NULL;
+	free(keys);
+	TEST_ASSERT_VAL("keys sorted", sorted);
+	TEST_ASSERT_VAL("sorted keys", u64_is(nr, MANY_KEYS));
+	TEST_ASSERT_VAL("samples keyed", u64_is(t->keyed, MANY_KEYS));
+	TEST_ASSERT_VAL("total ns", u64_is(t->total_ns, 100ULL * MANY_KEYS));
+	TEST_ASSERT_VAL("key 0x100000008:W",
+			!check_key(&f->report, "0x100000008:W", 1, 1, 100));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
+
+/* vcpu 2^32-2 is selected; 2^32-1 is no vcpu id, so never selected */
+static const struct fed_sample top_vcpus[] = {
+	{ FED_EXIT,  400, 10, 0xfffffffe, 12, 0 },
+	{ FED_ENTRY, 400, 30, 0xfffffffe, 0, 0 },
+	{ FED_EXIT,  401, 10, 0xffffffff, 12, 0 },
+	{ FED_ENTRY, 401, 40, 0xffffffff, 0, 0 },
+};
+
+static int check_top_vcpus(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
 	u32 top_vcpu[1][2] = { { 0xfffffffe, 0xfffffffe } };
 	struct kvm_events_options opts = {
 		.nr_vcpu_ranges = 1, .vcpu_ranges = top_vcpu,
 	};
-	struct kvm_events_key **keys;
-	struct kvm_fixture f;
-	int ret = TEST_FAIL;
-	size_t nr = 0;
-	u32 i;
 
-	if (fixture__init(&f, kvm_exit_6_12, "mmio"))
-		goto out;
-	for (i = 0; i < MANY_KEYS; i++) {
-		if (feed(&f, &f.mmio, 300, 1000ULL * i, 0, 0x100000000ULL + 8ULL * i, 2) ||
-		    feed(&f, &f.entry, 300, 1000ULL * i + 100, 0, 0, 0))
-			goto out;
-	}
-	kvm_events_report__finish(&f.report);
-	keys = kvm_events_report__sorted(&f.report, KVM_EVENTS_SORT_SAMPLE, &nr);
-	free(keys);
-	if (!keys || nr != MANY_KEYS || f.report.totals.keyed != MANY_KEYS ||
-	    f.report.totals.total_ns != 100ULL * MANY_KEYS ||
-	    !key_is(&f.report, "0x100000008:W", 1, 1, 100) ||
-	    !buckets_add_up(&f.report.totals)) {
-		pr_debug("%zu keys of %d\n", nr, MANY_KEYS);
-		goto out;
-	}
-	kvm_events_report__exit(&f.report);
+	TEST_ASSERT_VAL("vmexit report of vcpu 2^32-2",
+			!fixture__report(f, "vmexit", &opts));
+	TEST_ASSERT_VAL("top vcpus fed", !feed_all(f, top_vcpus, ARRAY_SIZE(top_vcpus)));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("vcpu 2^32-2 key HLT", !check_key(&f->report, "HLT", 1, 1, 20));
+	TEST_ASSERT_VAL("vcpu 2^32-1 samples filtered", u64_is(t->filtered, 1));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
 
-	/* vcpu 2^32-2 is selected; 2^32-1 is no vcpu id, so never selected */
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), &opts) ||
-	    feed(&f, &f.exit, 400, 10, 0xfffffffe, 12, 0) ||
-	    feed(&f, &f.entry, 400, 30, 0xfffffffe, 0, 0) ||
-	    feed(&f, &f.exit, 401, 10, 0xffffffff, 12, 0) ||
-	    feed(&f, &f.entry, 401, 40, 0xffffffff, 0, 0))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (!key_is(&f.report, "HLT", 1, 1, 20) || f.report.totals.filtered != 1 ||
-	    !buckets_add_up(&f.report.totals))
-		goto out;
-	kvm_events_report__exit(&f.report);
+/*
+ * VM 4242 dies inside an exit of thread 500; thread id 500 comes back
+ * in VM 5353, whose first event, a kvm_entry, is not that exit's end.
+ * Then an entry stamped before its exit: a sample without begin.
+ */
+static const struct fed_sample reused_tid[] = {
+	{ FED_ENTRY, 500, 200, 0, 0, 0 },
+	{ FED_EXIT,  500, 300, 0, 10, 0 },
+	{ FED_ENTRY, 500, 250, 0, 0, 0 },
+};
 
-	/*
-	 * VM 4242 dies inside an exit of thread 500; thread id 500 comes back
-	 * in VM 5353, whose first event, a kvm_entry, is not that exit's end.
-	 * Then an entry stamped before its exit: a sample without begin.
-	 */
-	if (kvm_events_report__init(&f.report, kvm_events_analysis__find("vmexit"), NULL) ||
-	    feed(&f, &f.exit, 500, 100, 0, 30, 0))
-		goto out;
-	f.pid = 5353;
-	if (feed(&f, &f.entry, 500, 200, 0, 0, 0) ||
-	    feed(&f, &f.exit, 500, 300, 0, 10, 0) ||
-	    feed(&f, &f.entry, 500, 250, 0, 0, 0))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "IO_INSTRUCTION", 1, 0, 0) &&
-	    key_is(&f.report, "CPUID", 1, 0, 0) &&
-	    f.report.totals.no_end == 1 && f.report.totals.no_begin == 1 &&
-	    buckets_add_up(&f.report.totals))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+static int check_reused_tid(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
+
+	TEST_ASSERT_VAL("vmexit report", !fixture__report(f, "vmexit", NULL));
+	TEST_ASSERT_VAL("VM 4242 kvm_exit fed", !feed(f, &f->exit, 500, 100, 0, 30, 0));
+	f->pid = 5353;
+	TEST_ASSERT_VAL("VM 5353 samples fed",
+			!feed_all(f, reused_tid, ARRAY_SIZE(reused_tid)));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("VM 4242 key IO_INSTRUCTION",
+			!check_key(&f->report, "IO_INSTRUCTION", 1, 0, 0));
+	TEST_ASSERT_VAL("VM 5353 key CPUID", !check_key(&f->report, "CPUID", 1, 0, 0));
+	TEST_ASSERT_VAL("samples without end", u64_is(t->no_end, 1));
+	TEST_ASSERT_VAL("samples without begin", u64_is(t->no_begin, 1));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
+
+static int check_hostile_values(struct kvm_fixture *f)
+{
+	TEST_ASSERT_VAL("1M mmio keys", !check_many_keys(f));
+	TEST_ASSERT_VAL("top vcpu ids", !check_top_vcpus(f));
+	TEST_ASSERT_VAL("reused thread id, time going back", !check_reused_tid(f));
+	return TEST_OK;
+}
+
+static int test__kvm_events_hostile_values(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	return fixture__run(check_hostile_values);
 }
 
 /* One exit of another architecture: its key name and the isa decoded */
@@ -580,87 +770,95 @@ static int feed_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
 	struct tep_event *event;
 
 	event = parse_system_format(f->tep, e->format, e->system);
-	if (!event || kvm_events_decoder__init(&exit, event) ||
-	    decoder_from(f, &entry, e->entry))
-		return -1;
-	if (exit.tp == KVM_TP_EXIT && !exit.isa && exit.fixed_isa != e->isa) {
-		pr_debug("%s: decoded as isa %u, not %u\n", e->key, exit.fixed_isa, e->isa);
-		return -1;
+	TEST_ASSERT_VAL("exit format parsed", event);
+	TEST_ASSERT_VAL("exit decoder init", !kvm_events_decoder__init(&exit, event));
+	TEST_ASSERT_VAL("entry decoder", !decoder_from(f, &entry, e->entry));
+	TEST_ASSERT_VAL("exit isa from the format",
+			exit.tp != KVM_TP_EXIT || exit.isa || u64_is(exit.fixed_isa, e->isa));
+	TEST_ASSERT_VAL("exit fed", !feed(f, &exit, 7, 1000, 0, e->code, e->kind));
+	if (e->detail) {
+		TEST_ASSERT_VAL("detail decoder", !decoder_from(f, &detail, e->detail));
+		TEST_ASSERT_VAL("detail fed", !feed(f, &detail, 7, 1100, 0, e->detail_code,
+						    e->detail_kind));
 	}
-	if (feed(f, &exit, 7, 1000, 0, e->code, e->kind))
-		return -1;
-	if (e->detail && (decoder_from(f, &detail, e->detail) ||
-			  feed(f, &detail, 7, 1100, 0, e->detail_code, e->detail_kind)))
-		return -1;
-	if (e->detail2 && (decoder_from(f, &detail, e->detail2) ||
-			   feed(f, &detail, 7, 1200, 0, e->detail_code, e->detail_kind)))
-		return -1;
-	return feed(f, &entry, 7, 1250, 0, 0, 0);
+	if (e->detail2) {
+		TEST_ASSERT_VAL("second detail decoder", !decoder_from(f, &detail, e->detail2));
+		TEST_ASSERT_VAL("second detail fed", !feed(f, &detail, 7, 1200, 0,
+							   e->detail_code, e->detail_kind));
+	}
+	TEST_ASSERT_VAL("entry fed", !feed(f, &entry, 7, 1250, 0, 0, 0));
+	return TEST_OK;
+}
+
+static int check_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
+{
+	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
+	struct kvm_events_key *key;
+
+	TEST_ASSERT_VAL("fixture tep", !fixture__init_tep(f));
+	TEST_ASSERT_VAL("vmexit report", !fixture__report(f, "vmexit", NULL));
+	TEST_ASSERT_VAL("exit, details and entry fed", !feed_arch_exit(f, e));
+	TEST_ASSERT_VAL("exit key", !check_key(&f->report, e->key, 1, 1, 250));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(&f->report.totals));
+	key = kvm_events_report__key(&f->report, e->key);
+	TEST_ASSERT_VAL("exit key idle or not",
+			u64_is(kvm_events_analysis__is_idle(vmexit, key->key), e->idle));
+	return TEST_OK;
 }
 
 static int test__kvm_events_arches(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
 {
-	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
 	struct kvm_fixture f;
-	int ret = TEST_FAIL;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(arch_exits); i++) {
-		const struct arch_exit *e = &arch_exits[i];
-		struct kvm_events_key *key;
+		int ret;
 
 		memset(&f, 0, sizeof(f));
-		f.tep = tep_alloc();
-		if (!f.tep || kvm_events_report__init(&f.report, vmexit, NULL))
-			goto fail;
-		if (feed_arch_exit(&f, e) || !key_is(&f.report, e->key, 1, 1, 250) ||
-		    !buckets_add_up(&f.report.totals))
-			goto fail;
-		key = kvm_events_report__key(&f.report, e->key);
-		if (kvm_events_analysis__is_idle(vmexit, key->key) != e->idle) {
-			pr_debug("%s: idle should be %d\n", e->key, e->idle);
-			goto fail;
-		}
+		ret = check_arch_exit(&f, &arch_exits[i]);
 		fixture__exit(&f);
+		if (ret) {
+			pr_debug("arch exit %zu (%s) failed\n", i, arch_exits[i].key);
+			return ret;
+		}
 	}
 	return TEST_OK;
-fail:
-	pr_debug("arch exit %zu (%s) failed\n", i, arch_exits[i].key);
-	fixture__exit(&f);
-	return ret;
 }
 
 /* kvm_vcpu_wakeup carries the halt's duration: no pairing needed. */
+static int check_halt(struct kvm_fixture *f)
+{
+	struct kvm_events_totals *t = &f->report.totals;
+	struct kvm_events_decoder wakeup;
+
+	TEST_ASSERT_VAL("fixture tep", !fixture__init_tep(f));
+	TEST_ASSERT_VAL("kvm_vcpu_wakeup decoder", !decoder_from(f, &wakeup, vcpu_wakeup));
+	TEST_ASSERT_VAL("halt report", !fixture__report(f, "halt", NULL));
+	/* ns, waited, valid: two polls, a wait, an invalid wait */
+	TEST_ASSERT_VAL("poll of 3000 ns fed",
+			!feed_wakeup(f, &wakeup, 10000, 3000, false, true));
+	TEST_ASSERT_VAL("poll of 5000 ns fed",
+			!feed_wakeup(f, &wakeup, 20000, 5000, false, true));
+	TEST_ASSERT_VAL("wait of 700000 ns fed",
+			!feed_wakeup(f, &wakeup, 900000, 700000, true, true));
+	TEST_ASSERT_VAL("invalid wait of 40000 ns fed",
+			!feed_wakeup(f, &wakeup, 990000, 40000, true, false));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("halt key poll", !check_key(&f->report, "poll", 2, 2, 8000));
+	TEST_ASSERT_VAL("halt key wait", !check_key(&f->report, "wait", 1, 1, 700000));
+	TEST_ASSERT_VAL("halt key wait:invalid",
+			!check_key(&f->report, "wait:invalid", 1, 1, 40000));
+	TEST_ASSERT_VAL("halt samples keyed", u64_is(t->keyed, 4));
+	TEST_ASSERT_VAL("halt samples without end", u64_is(t->no_end, 0));
+	TEST_ASSERT_VAL("buckets add up to samples read", buckets_add_up(t));
+	return TEST_OK;
+}
+
 static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
 				 int subtest __maybe_unused)
 {
-	struct kvm_events_decoder wakeup;
-	struct kvm_fixture f;
-	int ret = TEST_FAIL;
-
-	memset(&f, 0, sizeof(f));
-	f.tep = tep_alloc();
-	if (!f.tep || decoder_from(&f, &wakeup, vcpu_wakeup) ||
-	    kvm_events_report__init(&f.report, kvm_events_analysis__find("halt"),
-				    NULL))
-		goto out;
-	/* ns, waited, valid: two polls, a wait, an invalid wait */
-	if (feed_wakeup(&f, &wakeup, 10000, 3000, false, true) ||
-	    feed_wakeup(&f, &wakeup, 20000, 5000, false, true) ||
-	    feed_wakeup(&f, &wakeup, 900000, 700000, true, true) ||
-	    feed_wakeup(&f, &wakeup, 990000, 40000, true, false))
-		goto out;
-	kvm_events_report__finish(&f.report);
-	if (key_is(&f.report, "poll", 2, 2, 8000) &&
-	    key_is(&f.report, "wait", 1, 1, 700000) &&
-	    key_is(&f.report, "wait:invalid", 1, 1, 40000) &&
-	    f.report.totals.keyed == 4 && !f.report.totals.no_end &&
-	    buckets_add_up(&f.report.totals))
-		ret = TEST_OK;
-out:
-	fixture__exit(&f);
-	return ret;
+	return fixture__run(check_halt);
 }
 
 static struct test_case kvm_events_tests[] = {
