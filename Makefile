@@ -12,6 +12,9 @@
 #                   fuzz perf kvm-events report with AFL++ (default 300 s)
 #   make run        record the bundled KVM guest and print the reports
 #   make series     write the work as a git am-able series to build/series
+#   make series-check
+#                   build perf after each patch of the series, and run
+#                   checkpatch on each (it takes about 20 minutes)
 #   make clean      remove the build folder and ./perf
 
 BUILD     ?= $(CURDIR)/build
@@ -60,7 +63,7 @@ define build-kvmgen
 	fi
 endef
 
-.PHONY: all perf perf-san perf-fuzz deps tree check run series bench \
+.PHONY: all perf perf-san perf-fuzz deps tree check run series series-check bench \
 	fuzz clean FORCE
 
 all: perf
@@ -131,10 +134,10 @@ perf-san: deps tree
 ifeq ($(SANITIZE),1)
 check: perf-san
 	@mkdir -p $(dir $(SAN_LOG))
-	@$(SAN_ENV) scripts/check.sh $(SAN_OUT)/perf $(BASE)
+	@$(SAN_ENV) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
 else
 check: perf
-	@scripts/check.sh $(PERF) $(BASE)
+	@scripts/check.sh $(PERF) $(BASE) $(TREE)
 endif
 
 # The fuzzed perf: AFL++'s instrumentation and ASan, built with clang.
@@ -165,7 +168,11 @@ run: perf
 	@scripts/run.sh $(PERF)
 
 series: tree
-	@scripts/series.sh $(BASE) $(BUILD)/series
+	@scripts/series.py $(BASE) $(TREE) $(BUILD)/series
+
+series-check: series
+	@scripts/series-check.sh $(BASE) $(BUILD)/series $(BUILD)/series-tree \
+		$(BUILD)/series-out "-j$(JOBS) $(PERF_FEATURES) $(EXTRA_PERF_FLAGS)"
 
 bench: perf
 	@scripts/bench.sh $(PERF)

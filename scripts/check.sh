@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh PERF BASE
+# check.sh PERF BASE TREE
 #
 # checkpatch (from the base tree) on our files and on each patch of the
 # series, then `perf test kvm-events`, which runs the C suite and the
@@ -14,6 +14,7 @@ set -u
 
 perf=$1
 base=$2
+tree=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
 checkpatch="$base/scripts/checkpatch.pl"
 passed=0
@@ -40,16 +41,27 @@ for f in $(git ls-files -co --exclude-standard 'tools/*.c' 'tools/*.h' 'tools/*.
 		fail "checkpatch $f"
 	fi
 done
-for p in $(grep -v '^#' patches/series | awk '{ print $1 }'); do
-	# From stdin: given a file name, checkpatch takes it for a source file.
-	out=$(perl "$checkpatch" --no-tree --quiet --show-types - < "patches/$p" 2>&1)
-	if [ -z "$out" ]; then
-		pass "checkpatch patches/$p"
-	else
-		echo "$out"
-		fail "checkpatch patches/$p"
-	fi
-done
+# The series as it would be mailed (scripts/series.py checks that it
+# covers every file and ends in the laid tree), each patch through
+# checkpatch with the two checks series-check.sh explains it leaves out,
+# and the patches of upstream files that make applies.
+series=$(mktemp -d)
+if python3 scripts/series.py "$base" "$tree" "$series/s" > /dev/null; then
+	pass "the series covers every file and ends in the laid tree"
+	for p in "$series"/s/*.patch patches/*.patch; do
+		out=$(perl "$checkpatch" --no-tree --quiet --show-types \
+			--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG - < "$p" 2>&1)
+		if [ -z "$out" ]; then
+			pass "checkpatch $(basename "$p")"
+		else
+			echo "$out"
+			fail "checkpatch $(basename "$p")"
+		fi
+	done
+else
+	fail "scripts/series.py: the series cannot be made"
+fi
+rm -rf "$series"
 
 # perf test finds the shell tests in ./tools/perf/tests/shell and runs
 # them with the perf under test first in PATH.

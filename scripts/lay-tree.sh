@@ -14,7 +14,7 @@ tree=$2
 top=$(cd "$(dirname "$0")/.." && pwd)
 stamp="$tree/.series-applied"
 
-patches=$(grep -v '^#' "$top/patches/series" | awk '{ print $1 }')
+patches=$(awk '$1 == "patch" || $1 == "final" { print $2 }' "$top/patches/series")
 series_sum="$base $(cd "$top/patches" && cat $patches | cksum)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$series_sum" ]; then
 	echo "  PATCH  $(echo $patches | wc -w) patches onto the base tree"

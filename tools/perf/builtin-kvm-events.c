@@ -248,8 +248,11 @@ static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
 		return err < 0 ? err : 0;
 	}
 	/* A kvm_exit without an isa field: the recording host's CPU vendor says */
-	if (dec->tp == KVM_TP_EXIT && !dec->isa && !dec->fixed_isa)
-		dec->fixed_isa = kvm_events_isa_from_cpuid(perf_env__cpuid(&kvm->session->header.env));
+	if (dec->tp == KVM_TP_EXIT && !dec->isa && !dec->fixed_isa) {
+		const char *cpuid = perf_env__cpuid(&kvm->session->header.env);
+
+		dec->fixed_isa = kvm_events_isa_from_cpuid(cpuid);
+	}
 	evsel->priv = dec;
 	return 1;
 }
@@ -387,8 +390,8 @@ static void warn_if_cut_short(struct kvm_events *kvm)
 	    perf_header__process_sections(header, fd, &end, section_end))
 		return;
 	if (end > (u64)st.st_size)
-		pr_warning("%s: cut short: the file ends at byte %" PRIu64 ", its header's sections at %" PRIu64 "; what they held past the end is missing\n",
-			   kvm->input, (u64)st.st_size, end);
+		pr_warning("%s: cut short: the file ends at byte %llu, its header's sections at %llu; what they held past the end is missing\n",
+			   kvm->input, (unsigned long long)st.st_size, (unsigned long long)end);
 }
 
 /*
@@ -617,14 +620,6 @@ static int parse_top(const struct option *opt, const char *arg, int unset)
 	return unset ? 0 : parse_u32("--top", arg, 0, UINT32_MAX, top);
 }
 
-static int parse_delay(const struct option *opt, const char *arg, int unset)
-{
-	u32 *delay = opt->value;
-
-	*delay = 1;
-	return unset ? 0 : parse_u32("--delay", arg, 1, 86400, delay);
-}
-
 static int parse_threads(const struct option *opt, const char *arg, int unset)
 {
 	int *threads = opt->value;
@@ -779,8 +774,8 @@ static int parse_duration(const struct option *opt, const char *arg, int unset)
 	/* In ns, it must fit a u64: up to about 213 days. */
 	us = strtod(arg, &end);
 	if (end == arg || *end || !(us >= 0) || !(us * 1000 < (double)UINT64_MAX)) {
-		pr_err("perf kvm-events %s: --duration %s: expected microseconds from 0 to %" PRIu64 "\n",
-		       kvm_events_cmd, arg, UINT64_MAX / 1000);
+		pr_err("perf kvm-events %s: --duration %s: expected microseconds from 0 to %llu\n",
+		       kvm_events_cmd, arg, (unsigned long long)(UINT64_MAX / 1000));
 		return -EINVAL;
 	}
 	a->view.duration_us = us;
@@ -964,8 +959,8 @@ static int print_report(struct kvm_events *kvm)
 
 	/* What was left out is in the output; the report is still incomplete. */
 	if (!ret && kvm->report.totals.no_memory) {
-		pr_err("%s: out of memory: %" PRIu64 " samples left out, the report is incomplete\n",
-		       kvm->input, kvm->report.totals.no_memory);
+		pr_err("%s: out of memory: %llu samples left out, the report is incomplete\n",
+		       kvm->input, (unsigned long long)kvm->report.totals.no_memory);
 		ret = -ENOMEM;
 	}
 	return ret;
@@ -974,7 +969,7 @@ static int print_report(struct kvm_events *kvm)
 static const struct option report_options[] = {
 	OPT_STRING('i', "input", &args.input, "file", "input file name"),
 	OPT_STRING(0, "time", &args.view.time, "str",
-		   "only samples in these time windows: start,end in seconds or percent, as in perf report"),
+		   "only samples in these time windows: start,end in seconds or percent"),
 	OPT_BOOLEAN(0, "stats", &args.stats,
 		    "show every statistic: " KVM_EVENTS_STATS_FIELDS),
 	OPT_BOOLEAN(0, "histogram", &args.opts.histogram,
@@ -1027,22 +1022,9 @@ static int kvm_events_report(int argc, const char **argv)
 	return ret ? 1 : 0;
 }
 
-static void free_map_ptrs(struct hashmap *map)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (IS_ERR_OR_NULL(map))
-		return;
-	hashmap__for_each_entry(map, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(map);
-}
-
 /*
- * The seconds between the first and the last sample of the recording:
- * from the header's first and last sample times, or where it has none
- * (a pipe, perf record -B), from those of the kvm samples read.
+ * diff: two recordings read as report reads them, key by key, in events
+ * and time per second of each recording.
  */
 static double recording_seconds(struct kvm_events *kvm)
 {
@@ -1140,6 +1122,31 @@ struct key_counts {
 
 static pid_t live_recorder;
 
+static void free_map_ptrs(struct hashmap *map)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (IS_ERR_OR_NULL(map))
+		return;
+	hashmap__for_each_entry(map, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(map);
+}
+
+static int parse_delay(const struct option *opt, const char *arg, int unset)
+{
+	u32 *delay = opt->value;
+
+	*delay = 1;
+	return unset ? 0 : parse_u32("--delay", arg, 1, 86400, delay);
+}
+
+/*
+ * The seconds between the first and the last sample of the recording:
+ * from the header's first and last sample times, or where it has none
+ * (a pipe, perf record -B), from those of the kvm samples read.
+ */
 /* Ctrl-C, or a SIGINT/SIGTERM to this process alone, stops the recorder. */
 static void stop_recorder(int sig __maybe_unused)
 {
@@ -1402,12 +1409,19 @@ static int kvm_events_live(int argc, const char **argv)
 }
 
 static const char * const kvm_events_subcommands[] = {
-	"record", "report", "live", "diff", NULL
+	"record",
+	"report",
+	"live",
+	"diff",
+	NULL
 };
 
 /* In the order of kvm_events_subcommands[] */
 static int (* const kvm_events_subcommand_fn[])(int argc, const char **argv) = {
-	kvm_events_record, kvm_events_report, kvm_events_live, kvm_events_diff,
+	kvm_events_record,
+	kvm_events_report,
+	kvm_events_live,
+	kvm_events_diff,
 };
 
 static const struct option kvm_events_options[] = {

@@ -13,6 +13,9 @@
 #include "util/kvm-events.h"
 #include "util/sample.h"
 
+/* A format's last line: print fmt: "FMT", ARGS */
+#define PRINT_FMT(fmt, args)	"print fmt: \"" fmt "\", " args "\n"
+
 #define COMMON_FIELDS \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
 	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
@@ -31,7 +34,7 @@ static const char kvm_exit_6_12[] =
 	"\tfield:u32 error_code;\toffset:52;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int vcpu_id;\toffset:56;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 requests;\toffset:64;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"vcpu %u reason %u rip 0x%lx\", REC->vcpu_id, REC->exit_reason, REC->guest_rip\n";
+	PRINT_FMT("vcpu %u reason %u rip 0x%lx", "REC->vcpu_id, REC->exit_reason, REC->guest_rip");
 
 /* kvm_exit before 5.x: no vcpu_id, so vcpus are known from kvm_entry */
 static const char kvm_exit_old[] =
@@ -41,7 +44,8 @@ static const char kvm_exit_old[] =
 	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"reason %u rip 0x%lx info %llx %llx\", REC->exit_reason, REC->guest_rip, REC->info1, REC->info2\n";
+	PRINT_FMT("reason %u rip 0x%lx info %llx %llx",
+		  "REC->exit_reason, REC->guest_rip, REC->info1, REC->info2");
 
 static const char kvm_entry_6_12[] =
 	"name: kvm_entry\nID: 115\nformat:\n" COMMON_FIELDS
@@ -50,7 +54,7 @@ static const char kvm_entry_6_12[] =
 	"\tfield:bool immediate_exit;\toffset:24;\tsize:1;\tsigned:0;\n"
 	"\tfield:u32 intr_info;\toffset:28;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 error_code;\toffset:32;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"vcpu %u, rip 0x%lx\", REC->vcpu_id, REC->rip\n";
+	PRINT_FMT("vcpu %u, rip 0x%lx", "REC->vcpu_id, REC->rip");
 
 static const char kvm_mmio_6_12[] =
 	"name: kvm_mmio\nID: 38\nformat:\n" COMMON_FIELDS
@@ -58,7 +62,8 @@ static const char kvm_mmio_6_12[] =
 	"\tfield:u32 len;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 gpa;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 val;\toffset:24;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"mmio %u len %u gpa 0x%llx val 0x%llx\", REC->type, REC->len, REC->gpa, REC->val\n";
+	PRINT_FMT("mmio %u len %u gpa 0x%llx val 0x%llx",
+		  "REC->type, REC->len, REC->gpa, REC->val");
 
 static const char kvm_pio_6_12[] =
 	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
@@ -67,20 +72,20 @@ static const char kvm_pio_6_12[] =
 	"\tfield:unsigned int size;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int count;\toffset:20;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int val;\toffset:24;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"pio_%u at 0x%x\", REC->rw, REC->port\n";
+	PRINT_FMT("pio_%u at 0x%x", "REC->rw, REC->port");
 
 /* A kvm_pio whose port field is 3 bytes long: no integer the decoder reads */
 static const char kvm_pio_odd_port[] =
 	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
 	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned char port[3];\toffset:12;\tsize:3;\tsigned:0;\n\n"
-	"print fmt: \"pio_%u\", REC->rw\n";
+	PRINT_FMT("pio_%u", "REC->rw");
 
 /* A kvm_pio whose port field is gone: the decoder must refuse it. */
 static const char kvm_pio_no_port[] =
 	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
 	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"pio_%u\", REC->rw\n";
+	PRINT_FMT("pio_%u", "REC->rw");
 
 /*
  * The exit tracepoints of the other architectures and the x86 nested and
@@ -862,7 +867,8 @@ static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
 }
 
 static struct test_case kvm_events_tests[] = {
-	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats", kvm_events_decoders),
+	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats",
+		  kvm_events_decoders),
 	TEST_CASE("kvm-events: vmexit pairing over interleaved vcpus", kvm_events_vmexit),
 	TEST_CASE("kvm-events: mmio and ioport pairing", kvm_events_mmio_ioport),
 	TEST_CASE("kvm-events: vcpu filter with vcpu ids from kvm_entry", kvm_events_vcpu_filter),

@@ -10,6 +10,7 @@
 #include <linux/kernel.h>
 
 #include "kvm-events-analysis.h"
+#include "kvm-events-arch.h"
 
 static const struct kvm_events_analysis *const analyses[] = {
 	&kvm_events_analysis_vmexit,
@@ -20,6 +21,11 @@ static const struct kvm_events_analysis *const analyses[] = {
 	&kvm_events_analysis_hypercall,
 	&kvm_events_analysis_halt,
 };
+
+const struct kvm_events_arch *kvm_events_key_arch(u64 key)
+{
+	return kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
+}
 
 bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key)
 {

@@ -16,6 +16,8 @@
  * of them are samples of a key.  *key is KVM_EVENTS_NO_KEY for an event
  * that only marks time (the kvm_exit before an MMIO read, the kvm_entry).
  */
+struct kvm_events_arch;
+
 struct kvm_events_analysis {
 	const char	*name;
 	const char	*column;
@@ -45,6 +47,9 @@ struct kvm_events_analysis {
 #define KVM_EVENTS_KEY_ISA_SHIFT	32
 
 #define KVM_EVENTS_VMEXIT_TPS	(BIT(KVM_TP_EXIT) | BIT(KVM_TP_ENTRY))
+
+/* The architecture of a key that keeps its isa */
+const struct kvm_events_arch *kvm_events_key_arch(u64 key);
 
 /* The end of most analyses: the vcpu is back in the guest */
 bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key);

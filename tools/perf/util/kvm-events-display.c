@@ -356,7 +356,8 @@ static void print_table(const struct kvm_events_display *d, struct kvm_events_ke
 	print_header(d, fp);
 	print_rows(d, keys, nr, false, fp);
 	if (has_idle(d, keys, nr)) {
-		fprintf(fp, "\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
+		fprintf(fp,
+			"\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
 		print_header(d, fp);
 		print_rows(d, keys, nr, true, fp);
 	}
@@ -412,8 +413,9 @@ static void print_footer(const struct kvm_events_display *d, FILE *fp)
 	if (!t->keyed)
 		print_no_samples(d, fp);
 	if (t->no_end || t->no_begin)
-		fprintf(fp, "Samples without time:%" PRIu64 " (no end event:%" PRIu64 ", no begin event:%" PRIu64 ").\n",
-			t->no_end + t->no_begin, t->no_end, t->no_begin);
+		fprintf(fp, "Samples without time:%llu (no end event:%llu, no begin event:%llu).\n",
+			(unsigned long long)(t->no_end + t->no_begin),
+			(unsigned long long)t->no_end, (unsigned long long)t->no_begin);
 	if (t->filtered)
 		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
 	if (t->no_memory)
@@ -424,10 +426,14 @@ static void print_footer(const struct kvm_events_display *d, FILE *fp)
 	if (t->out_of_order)
 		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
 			t->out_of_order);
-	if (verbose > 0)
-		fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64 " + ends of counted samples %" PRIu64 " + filtered %" PRIu64 " + other %" PRIu64 " + left out for lack of memory %" PRIu64 ".\n",
-			t->read, t->keyed, t->paired_end, t->filtered, t->unused,
-			t->no_memory);
+	if (verbose <= 0)
+		return;
+	fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64,
+		t->read, t->keyed);
+	fprintf(fp, " + ends of counted samples %" PRIu64 " + filtered %" PRIu64,
+		t->paired_end, t->filtered);
+	fprintf(fp, " + other %" PRIu64 " + left out for lack of memory %" PRIu64 ".\n",
+		t->unused, t->no_memory);
 }
 
 void kvm_events_display__tables(const struct kvm_events_display *d,
@@ -597,7 +603,8 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
 		kvm_events_analysis__name(d->report->analysis));
 	json_string(sort_name(d->view->sort), fp);
-	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {", group_names[d->report->opts.group]);
+	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {",
+		group_names[d->report->opts.group]);
 	json_filter("vcpu", d->view->vcpus, fp);
 	fprintf(fp, ", ");
 	json_filter("pid", d->view->pids, fp);
@@ -639,10 +646,12 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 	struct table_totals totals = { 0, 0 };
 	size_t i;
 
-	fprintf(fp, "# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
+	fprintf(fp,
+		"# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
 		d->input, kvm_events_analysis__name(d->report->analysis),
 		sort_name(d->view->sort), group_names[d->report->opts.group],
-		d->view->vcpus ?: "", d->view->pids ?: "", d->view->time ?: "", d->view->duration_us);
+		d->view->vcpus ?: "", d->view->pids ?: "", d->view->time ?: "",
+		d->view->duration_us);
 	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
 		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
 		" paired_ends=%" PRIu64 " other=%" PRIu64 " no_memory=%" PRIu64
@@ -652,13 +661,15 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
-	fprintf(fp, "group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
+	fprintf(fp,
+		"group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];
 
 		group_totals(keys, nr, i, &totals);
 		/* An unknown vcpu: an empty cell */
-		if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU || key->group != KVM_EVENTS_NO_VCPU)
+		if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU ||
+		    key->group != KVM_EVENTS_NO_VCPU)
 			fprintf(fp, "%u", key->group);
 		fprintf(fp, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
 			key->name, key->samples, key->timed,

@@ -63,7 +63,7 @@ static void hypercall_key_name(u64 key, char *buf, size_t size)
 
 static bool hypercall_is_idle(u64 key)
 {
-	const struct kvm_events_arch *arch = kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
+	const struct kvm_events_arch *arch = kvm_events_key_arch(key);
 
 	return arch && arch->hypercall_is_idle && arch->hypercall_is_idle((u32)key);
 }

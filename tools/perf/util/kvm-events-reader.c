@@ -413,8 +413,8 @@ static u64 reader__data_end(struct reader *r)
 
 	if (fstat(r->fd, &st) || (u64)st.st_size >= end)
 		return end;
-	pr_warning("%s: cut short: the data section ends at byte %" PRIu64 ", the file at %" PRIu64 "\n",
-		   r->path, end, (u64)st.st_size);
+	pr_warning("%s: cut short: the data section ends at byte %llu, the file at %llu\n",
+		   r->path, (unsigned long long)end, (unsigned long long)st.st_size);
 	return max_t(u64, st.st_size, r->offset);
 }
 
@@ -562,8 +562,8 @@ static int reader__record(struct reader *r, union perf_event *event,
 	case PERF_RECORD_AUXTRACE:
 		return 0;	/* AUX area data: no kvm events there */
 	case PERF_RECORD_COMPRESSED:
-		pr_err("%s: compressed records (perf record -z) at offset %#" PRIx64 ": this perf was built without zstd\n",
-		       r->path, offset);
+		pr_err("%s: compressed records (perf record -z) at offset %#llx: this perf was built without zstd\n",
+		       r->path, (unsigned long long)offset);
 		return -EINVAL;
 	case PERF_RECORD_HEADER_ATTR:
 		r->stale = true;
@@ -620,19 +620,23 @@ static int reader__walk(struct reader *r, u8 *buf, size_t len, u64 offset,
 	while (head + sizeof(struct perf_event_header) <= len && !(head % 8)) {
 		union perf_event *event = (union perf_event *)(buf + head);
 		u64 size = event->header.size, payload;
+		/* perf's own records in a stream may be unpadded */
+		bool padded = !(size % 8) ||
+			      (r->stream && event->header.type >= PERF_RECORD_USER_TYPE_START);
 
-		if (size < sizeof(struct perf_event_header) ||
-		    (size % 8 && (!r->stream || event->header.type < PERF_RECORD_USER_TYPE_START))) {
-			pr_err("%s: record at offset %#" PRIx64 " has size %" PRIu64 ", not a multiple of 8 of at least its header\n",
-			       r->path, offset + head, size);
+		if (size < sizeof(struct perf_event_header) || !padded) {
+			pr_err("%s: record at offset %#llx has size %llu, not a multiple of 8 of at least its header\n",
+			       r->path, (unsigned long long)(offset + head),
+			       (unsigned long long)size);
 			return -EINVAL;
 		}
 		if (size > len - head)
 			break;
 		payload = r->stream ? stream_payload(event) : 0;
 		if (payload % 8 || payload > STREAM_PAYLOAD_MAX) {
-			pr_err("%s: record at offset %#" PRIx64 " says %" PRIu64 " bytes follow it\n",
-			       r->path, offset + head, payload);
+			pr_err("%s: record at offset %#llx says %llu bytes follow it\n",
+			       r->path, (unsigned long long)(offset + head),
+			       (unsigned long long)payload);
 			return -EINVAL;
 		}
 		if (size + payload > len - head) {

@@ -62,7 +62,7 @@ static const char * const level_prefix[] = {
 
 static void vmexit_key_name(u64 key, char *buf, size_t size)
 {
-	const struct kvm_events_arch *arch = kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
+	const struct kvm_events_arch *arch = kvm_events_key_arch(key);
 	enum nesting_level level = (key >> KEY_LEVEL_SHIFT) & 3;
 	const char *name = arch ? arch->exit_name((u32)key) : NULL;
 	const char *prefix = level <= LEVEL_L2_TO_L1 ? level_prefix[level] : "";
@@ -80,7 +80,7 @@ static void vmexit_key_name(u64 key, char *buf, size_t size)
 
 static bool vmexit_is_idle(u64 key)
 {
-	const struct kvm_events_arch *arch = kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
+	const struct kvm_events_arch *arch = kvm_events_key_arch(key);
 
 	return arch && arch->exit_is_idle && arch->exit_is_idle((u32)key);
 }

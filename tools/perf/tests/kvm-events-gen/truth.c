@@ -362,7 +362,8 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		fprintf(fp, "# events not written: exits %u > %d\n",
 			g->nr_exits, EVENTS_MAX_EXITS);
 	else
-		fprintf(fp, "# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip\n");
+		fprintf(fp,
+			"# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip\n");
 	fprintf(fp, "# analysis vcpu key samples paired total_ns\n");
 }
 

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""series.py BASE TREE OUT
+
+Write the work as the patch series the perf maintainers would review:
+OUT/*.patch, which `git am` applies to BASE in order, and OUT.git, the
+repository they were made in, one commit per patch.
+
+patches/series lists, in order:
+
+  patch NAME   a patch of upstream files in patches/, applied to the base
+               tree and mailed as it is (the reader fixes);
+  final NAME   a patch of upstream files in patches/ that lay-tree.sh
+               applies, but that is not mailed: the steps take its changes
+               (registrations, Build lines) as they need them;
+  step NAME    patches/steps/NAME: a commit message, a line '---', then
+               what the patch brings:
+                 add FILE...            files of ours, whole;
+                 upstream FILE...       upstream files the final patches
+                                        change, as they end up;
+                 line FILE TEXT         the line of FILE that contains TEXT
+                                        comes with this patch, not before;
+                 block FILE START | END the lines from the one containing
+                                        START up to the one containing END,
+                                        which stays; a comment opener ("/*")
+                                        just above either goes with it.
+
+Each patch's state of a file is its final state (TREE, the laid tree)
+without the lines that later steps claim.  The script checks that every
+file of ours and every upstream file the final patches change is brought
+by one step, that each claim matches exactly one place, that the last
+state is TREE, and that no patch adds more than MAX_LINES lines.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# "No patch over about 1,000 lines"
+MAX_LINES = 1050
+SIGN_OFF = "Signed-off-by: perf kvm-events <kvm-events@localhost>"
+
+top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def die(msg):
+    sys.exit(f"error: {msg}")
+
+
+def git(repo, *args, **kw):
+    return subprocess.run(["git", "-C", repo, "-c", "user.name=perf kvm-events",
+                           "-c", "user.email=kvm-events@localhost", *args],
+                          check=True, capture_output=True, text=True, **kw).stdout
+
+
+class Step:
+    def __init__(self, name):
+        self.name = name
+        text = open(os.path.join(top, "patches", "steps", name)).read()
+        msg, sep, directives = text.partition("\n---\n")
+        if not sep:
+            die(f"patches/steps/{name}: no '---' line before its directives")
+        self.message = msg.strip() + "\n\n" + SIGN_OFF + "\n"
+        self.adds, self.upstream, self.claims = [], [], []
+        for n, line in enumerate(directives.splitlines(), 1):
+            where = f"patches/steps/{name}: directive {n}"
+            word, _, rest = line.strip().partition(" ")
+            if not word or word.startswith("#"):
+                continue
+            if word == "add":
+                self.adds += rest.split()
+            elif word == "upstream":
+                self.upstream += rest.split()
+            elif word in ("line", "block"):
+                path, _, text = rest.partition(" ")
+                if word == "block":
+                    start, bar, end = text.partition(" | ")
+                    if not bar:
+                        die(f"{where}: block FILE START | END")
+                    self.claims.append((path, start, end))
+                else:
+                    self.claims.append((path, text, None))
+            else:
+                die(f"{where}: unknown directive '{word}'")
+
+
+def read_series():
+    entries = []
+    for line in open(os.path.join(top, "patches", "series")):
+        line = line.split("#", 1)[0].split()
+        if line:
+            entries.append((line[0], line[1]))
+    return entries
+
+
+def find(lines, text, path, start=0):
+    hits = [i for i in range(start, len(lines)) if text in lines[i]]
+    if not hits:
+        die(f"{path}: no line contains '{text}'")
+    return hits
+
+
+def claimed_lines(lines, path, claims):
+    """The indexes of @lines that @claims take, checking each matches once."""
+    taken = set()
+    for _, start, end in claims:
+        hits = find(lines, start, path)
+        if end is None:
+            if len(hits) != 1:
+                die(f"{path}: {len(hits)} lines contain '{start}', claim one")
+            taken.add(hits[0])
+            continue
+        if len(hits) != 1:
+            die(f"{path}: {len(hits)} lines contain '{start}', start a block at one")
+        first, stop = hits[0], find(lines, end, path, hits[0] + 1)[0]
+        if first and lines[first - 1].strip() == "/*":
+            first -= 1
+        if lines[stop - 1].strip() == "/*":
+            stop -= 1
+        taken.update(range(first, stop))
+    return taken
+
+
+def state(path, final, later_claims):
+    """@final (bytes) without what @later_claims take of it"""
+    claims = [c for c in later_claims if c[0] == path]
+    if not claims:
+        return final
+    lines = final.decode().splitlines(keepends=True)
+    taken = claimed_lines(lines, path, claims)
+    return "".join(l for i, l in enumerate(lines) if i not in taken).encode()
+
+
+def main():
+    base, tree, out = sys.argv[1:4]
+    repo = out + ".git"
+    shutil.rmtree(repo, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(repo)
+    shutil.copytree(os.path.join(base, "tools"), os.path.join(repo, "tools"), symlinks=True)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+
+    entries = read_series()
+    steps = [Step(name) for kind, name in entries if kind == "step"]
+    for kind, name in entries:
+        if kind == "patch":
+            git(repo, "am", "-q", os.path.join(top, "patches", name))
+
+    ours = subprocess.run(["git", "-C", top, "ls-files", "-co", "--exclude-standard", "tools"],
+                          check=True, capture_output=True, text=True).stdout.split()
+    upstream = set()
+    for kind, name in entries:
+        if kind == "final":
+            diff = open(os.path.join(top, "patches", name)).read()
+            upstream.update(re.findall(r"^\+\+\+ b/(\S+)", diff, re.M))
+    brought = {}
+    for step in steps:
+        for path in step.adds + step.upstream:
+            if path in brought:
+                die(f"{path}: brought by {brought[path]} and {step.name}")
+            brought[path] = step.name
+    for path in ours + sorted(upstream):
+        if path not in brought:
+            die(f"{path}: brought by no step of patches/series")
+
+    finals = {p: open(os.path.join(tree, p), "rb").read() for p in brought}
+    for k, step in enumerate(steps):
+        later = [c for s in steps[k + 1:] for c in s.claims]
+        for s in steps[:k + 1]:
+            for path in s.adds + s.upstream:
+                dest = os.path.join(repo, path)
+                os.makedirs(os.path.dirname(dest), exist_ok=True)
+                with open(dest, "wb") as f:
+                    f.write(state(path, finals[path], later))
+                shutil.copymode(os.path.join(tree, path), dest)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-F", "-", input=step.message)
+        added = git(repo, "diff", "--numstat", "HEAD~1", "HEAD")
+        nr = sum(int(a) for a, _, _ in (l.split("\t") for l in added.splitlines()) if a != "-")
+        if nr > MAX_LINES:
+            die(f"patches/steps/{step.name} adds {nr} lines, more than {MAX_LINES}")
+
+    for path, text in finals.items():
+        if open(os.path.join(repo, path), "rb").read() != text:
+            die(f"{path}: the series ends otherwise than the laid tree")
+    nr = sum(1 for kind, _ in entries if kind in ("patch", "step"))
+    git(repo, "format-patch", "-q", "--binary", "--no-signature", "-o", os.path.abspath(out),
+        f"HEAD~{nr}")
+    print(f"  SERIES {out}: {nr} patches")
+
+
+if __name__ == "__main__":
+    main()
