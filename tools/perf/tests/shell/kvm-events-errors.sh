@@ -39,8 +39,9 @@ expect_error() {
 head -c 4096 /dev/zero | tr '\0' 'x' > "$dir/garbage.data"
 head -c 65536 "$dir/good.data" > "$dir/cut.data"
 
-expect_error "record --event bogus" \
-	"perf kvm-events record: --event bogus: expected a comma separated list of vmexit, mmio, ioport, userspace, msr, hypercall, halt, or all" \
+msg="perf kvm-events record: --event bogus: expected a comma separated list of vmexit,"
+msg="$msg mmio, ioport, userspace, msr, hypercall, halt, or all"
+expect_error "record --event bogus" "$msg" \
 	perf kvm-events record --event bogus -o "$dir/bad.data" -- true
 expect_error "missing file" "$dir/none.data: No such file or directory" \
 	perf kvm-events report -i "$dir/none.data"
@@ -52,7 +53,8 @@ expect_error "file cut short" "$dir/cut.data: not a perf.data file" \
 	perf kvm-events report -i "$dir/cut.data"
 expect_error "unknown --event" "--event foo: unknown, expected one of vmexit, mmio, ioport" \
 	perf kvm-events report -i "$dir/good.data" --event foo
-expect_error "unknown --key" "--key foo: unknown, expected one of sample, time, mean, min, max, p99, name" \
+expect_error "unknown --key" \
+	"--key foo: unknown, expected one of sample, time, mean, min, max, p99, name" \
 	perf kvm-events report -i "$dir/good.data" --key foo
 expect_error "unknown --fields" "--fields samples,bogus: unknown field 'bogus'" \
 	perf kvm-events report -i "$dir/good.data" --fields samples,bogus
@@ -62,9 +64,11 @@ expect_error "bad --time" "--time nonsense: expected start,end" \
 	perf kvm-events report -i "$dir/good.data" --time nonsense
 expect_error "reversed --vcpu range" "--vcpu 3-1: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 3-1
-expect_error "--vcpu past 2^32-1" "--vcpu 4294967296: expected vcpu ids (up to 4294967294) and ranges" \
+expect_error "--vcpu past 2^32-1" \
+	"--vcpu 4294967296: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 4294967296
-expect_error "--vcpu ending in a comma" "--vcpu 1,: expected vcpu ids (up to 4294967294) and ranges" \
+expect_error "--vcpu ending in a comma" \
+	"--vcpu 1,: expected vcpu ids (up to 4294967294) and ranges" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 1,
 expect_error "two groupings" "--per-vcpu and --per-vm: choose one" \
 	perf kvm-events report -i "$dir/good.data" --per-vcpu --per-vm
@@ -72,18 +76,22 @@ expect_error "two formats" "--json and --csv: choose one" \
 	perf kvm-events report -i "$dir/good.data" --json --csv
 expect_error "negative --top" "--top -1: expected a number from 0 to 4294967295" \
 	perf kvm-events report -i "$dir/good.data" --top -1
-expect_error "bad --vcpu" "--vcpu one: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
+expect_error "bad --vcpu" \
+	"--vcpu one: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu one
-expect_error "negative --vcpu" "--vcpu -5: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
+expect_error "negative --vcpu" \
+	"--vcpu -5: expected vcpu ids (up to 4294967294) and ranges, like 0,2-5" \
 	perf kvm-events report -i "$dir/good.data" --vcpu -5
 expect_error "bad --pid" "--pid x: expected a list of process ids" \
 	perf kvm-events report -i "$dir/good.data" --pid x
-expect_error "--top past 2^32-1" "--top 4294967296: expected a number from 0 to 4294967295" \
+expect_error "--top past 2^32-1" \
+	"--top 4294967296: expected a number from 0 to 4294967295" \
 	perf kvm-events report -i "$dir/good.data" --top 4294967296
 expect_error "--vcpu of no vcpu id" "--vcpu 4294967295: expected vcpu ids (up to 4294967294)" \
 	perf kvm-events report -i "$dir/good.data" --vcpu 4294967295
 for d in 1e20 inf nan -1 1.8446744073709553e16; do
-	expect_error "--duration $d" "--duration $d: expected microseconds from 0 to 18446744073709551" \
+	expect_error "--duration $d" \
+		"--duration $d: expected microseconds from 0 to 18446744073709551" \
 		perf kvm-events report -i "$dir/good.data" --duration $d
 done
 for p in "" -1 "1,,2" "1," ",1" 99999999999; do
@@ -94,11 +102,13 @@ expect_error "--threads 0" "--threads 0: expected 1 or 2" \
 	perf kvm-events report -i "$dir/good.data" --threads 0
 expect_error "empty --fields" "--fields '': no field, expected any of" \
 	perf kvm-events report -i "$dir/good.data" --fields ""
+fields=samples,samples,samples,samples,samples,samples,samples,samples
+fields=$fields,samples,samples,samples,samples,samples,samples,samples,samples,samples
 expect_error "17 --fields" "more than 16 fields" \
-	perf kvm-events report -i "$dir/good.data" \
-	--fields samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples,samples
+	perf kvm-events report -i "$dir/good.data" --fields "$fields"
 for d in 0 4294967296 x; do
-	expect_error "live -d $d" "perf kvm-events live: --delay $d: expected a number from 1 to 86400" \
+	expect_error "live -d $d" \
+		"perf kvm-events live: --delay $d: expected a number from 1 to 86400" \
 		perf kvm-events live -d $d -- true
 done
 # A --threads directory with a data.N file lost, and one cut short: both
@@ -106,9 +116,11 @@ done
 "$KVMGEN" "$dir/threads" vmx+threads 2000 > /dev/null || exit 1
 rm "$dir/threads/data.1"
 head -c 5000 "$dir/threads/data.2" > "$dir/cut.2" && mv "$dir/cut.2" "$dir/threads/data.2"
+missing="^$dir/threads/data.1: missing: the events of its thread are not in the report$"
+ends="^$dir/threads/data.2: the data ends in a record cut after [0-9]* bytes$"
 if ! perf kvm-events report -i "$dir/threads" > /dev/null 2> "$dir/threads.err" ||
-   ! grep -q "^$dir/threads/data.1: missing: the events of its thread are not in the report$" "$dir/threads.err" ||
-   ! grep -q "^$dir/threads/data.2: the data ends in a record cut after [0-9]* bytes$" "$dir/threads.err"; then
+   ! grep -q "$missing" "$dir/threads.err" ||
+   ! grep -q "$ends" "$dir/threads.err"; then
 	echo "FAIL: a --threads directory without data.1 and with data.2 cut:"
 	cat "$dir/threads.err"
 	err=1
@@ -116,7 +128,8 @@ fi
 # ... and with 4 bytes of a record after data.0's last: perf's directory
 # reader mapped the data again and again (found by make fuzz FUZZ_MODE=dir)
 printf 'abcd' >> "$dir/threads/data.0"
-timeout 20 perf kvm-events report -i "$dir/threads" --generic-reader > /dev/null 2> "$dir/threads.err"
+timeout 20 perf kvm-events report -i "$dir/threads" --generic-reader \
+	> /dev/null 2> "$dir/threads.err"
 rc=$?
 if [ $rc -eq 124 ] || [ $rc -gt 128 ] ||
    ! grep -q "data.0: the data ends in a record cut at" "$dir/threads.err"; then
@@ -157,7 +170,8 @@ if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_pio' 2> /dev/null | grep -q kvm_pio;
 		perf kvm-events live $args > /dev/null 2> "$dir/live.err"
 		rc=$?
 		if [ $rc -eq 0 ] || [ $rc -gt 128 ] ||
-		   grep -q -e "not a perf.data file" -e "incompatible file format" "$dir/live.err"; then
+		   grep -q -e "not a perf.data file" -e "incompatible file format" \
+			"$dir/live.err"; then
 			echo "FAIL: live $args: exit $rc, and not perf record's error:"
 			cat "$dir/live.err"
 			err=1
@@ -176,13 +190,16 @@ fi
 if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && command -v setpriv > /dev/null &&
    id nobody > /dev/null 2>&1 && [ -d /sys/kernel/tracing/events/kvm ] &&
    unshare -m true 2> /dev/null; then
-	expect_error "record without the kvm module" \
-		"perf kvm-events record: no kvm tracepoints in /sys/kernel/tracing/events; load the kvm module" \
+	msg="perf kvm-events record: no kvm tracepoints in /sys/kernel/tracing/events;"
+	msg="$msg load the kvm module"
+	expect_error "record without the kvm module" "$msg" \
 		unshare -m sh -c "mount -t tmpfs none /sys/kernel/tracing/events &&
 			exec perf kvm-events record -o '$dir/none.data' -- true"
-	expect_error "record without tracefs" \
-		"perf kvm-events record: tracefs is not mounted on /sys/kernel/tracing; as root run: mount -t tracefs nodev /sys/kernel/tracing" \
-		unshare -m sh -c "umount /sys/kernel/tracing 2> /dev/null; umount /sys/kernel/debug 2> /dev/null;
+	msg="perf kvm-events record: tracefs is not mounted on /sys/kernel/tracing;"
+	msg="$msg as root run: mount -t tracefs nodev /sys/kernel/tracing"
+	expect_error "record without tracefs" "$msg" \
+		unshare -m sh -c "umount /sys/kernel/tracing 2> /dev/null;
+			umount /sys/kernel/debug 2> /dev/null;
 			exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
 			perf kvm-events record -o '$dir/none.data' -- true"
 fi

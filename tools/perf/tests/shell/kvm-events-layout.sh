@@ -60,14 +60,16 @@ compare_layout() {
 
 sleep 10 &
 target=$!
-if perf kvm-events record -q --event all -p $target -o "$dir/real-p.data" -- sleep 0.1 > /dev/null 2>&1; then
+if perf kvm-events record -q --event all -p $target -o "$dir/real-p.data" -- sleep 0.1 \
+	> /dev/null 2>&1; then
 	compare_layout "$dir/real-p.data" ""
 else
 	echo "FAIL: perf kvm-events record -p"
 	err=1
 fi
 kill $target 2> /dev/null
-if perf kvm-events record -q --event all -a -o "$dir/real-a.data" -- sleep 0.1 > /dev/null 2>&1; then
+if perf kvm-events record -q --event all -a -o "$dir/real-a.data" -- sleep 0.1 \
+	> /dev/null 2>&1; then
 	compare_layout "$dir/real-a.data" +system-wide
 else
 	echo "FAIL: perf kvm-events record -a"

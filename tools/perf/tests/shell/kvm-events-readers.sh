@@ -37,7 +37,8 @@ compare_readers() {
 		perf kvm-events report -v -i "$input" $opts --generic-reader \
 			< "$file" > "$dir/generic" 2> "$dir/generic.err" ||
 			{ echo "FAIL: $input: --generic-reader $opts"; err=1; continue; }
-		if ! grep -q "read by perf's session code: --generic-reader" "$dir/generic.err"; then
+		if ! grep -q "read by perf's session code: --generic-reader" \
+			"$dir/generic.err"; then
 			echo "FAIL: $input: -v does not say --generic-reader ran"
 			err=1
 		fi
@@ -45,13 +46,15 @@ compare_readers() {
 			perf kvm-events report -v -i "$input" $opts --threads $threads \
 				< "$file" > "$dir/fast" 2> "$dir/fast.err" ||
 				{ echo "FAIL: $input: --threads $threads $opts"; err=1; continue; }
-			if ! grep -q "read by kvm-events' own reader, as a $kind$" "$dir/fast.err"; then
+			if ! grep -q "read by kvm-events' own reader, as a $kind$" \
+				"$dir/fast.err"; then
 				echo "FAIL: $input: not read by the fast reader as a $kind:"
 				grep "read by" "$dir/fast.err"
 				err=1
 			fi
 			if ! diff -u "$dir/generic" "$dir/fast" > "$dir/diff"; then
-				echo "FAIL: $input: --threads $threads $opts differs from --generic-reader"
+				echo "FAIL: $input: --threads $threads $opts" \
+					"differs from --generic-reader"
 				head -40 "$dir/diff"
 				err=1
 			fi

@@ -34,7 +34,8 @@ check_record() {
 	opts=$1
 	shift
 	# shellcheck disable=SC2086
-	if ! perf kvm-events record -q -a $opts -o "$dir/rec.data" -- sleep 0.1 > /dev/null 2>&1; then
+	if ! perf kvm-events record -q -a $opts -o "$dir/rec.data" -- sleep 0.1 \
+		> /dev/null 2>&1; then
 		echo "FAIL: perf kvm-events record $opts"
 		err=1
 		return
@@ -64,13 +65,15 @@ check_record "--event all" kvm_exit kvm_entry kvm_mmio kvm_pio kvm_msr \
 missing_line() {
 	perf kvm-events report -i "$1" --event "$2" 2>&1 > /dev/null | grep "recorded without"
 }
-want="$dir/default.data: recorded without kvm_userspace_exit, which --event userspace reads; where the host has them, record with: perf kvm-events record --event userspace"
+want="$dir/default.data: recorded without kvm_userspace_exit, which --event userspace reads;"
+want="$want where the host has them, record with: perf kvm-events record --event userspace"
 got=$(missing_line "$dir/default.data" userspace)
 if [ "$got" != "$want" ]; then
 	echo "FAIL: report --event userspace of a default recording said: $got"
 	err=1
 fi
-want="$dir/userspace.data: recorded without kvm_mmio, which --event mmio reads; where the host has them, record with: perf kvm-events record --event mmio"
+want="$dir/userspace.data: recorded without kvm_mmio, which --event mmio reads;"
+want="$want where the host has them, record with: perf kvm-events record --event mmio"
 got=$(missing_line "$dir/userspace.data" mmio)
 if [ "$got" != "$want" ]; then
 	echo "FAIL: report --event mmio of a userspace recording said: $got"
@@ -91,7 +94,8 @@ pkill -KILL -f "kvm-events record -q -a -o $dir/killed.data"
 wait 2> /dev/null
 perf kvm-events report -i "$dir/killed.data" > "$dir/killed.out" 2> "$dir/killed.err"
 rc=$?
-if [ $rc -ne 0 ] || ! grep -q "has no tracing data: the tracepoint formats of this host are used" "$dir/killed.err" ||
+nodata="has no tracing data: the tracepoint formats of this host are used"
+if [ $rc -ne 0 ] || ! grep -q "$nodata" "$dir/killed.err" ||
    ! grep -q "^No vmexit samples; kvm events read: " "$dir/killed.out"; then
 	echo "FAIL: a killed recording (exit $rc):"
 	cat "$dir/killed.err" "$dir/killed.out"

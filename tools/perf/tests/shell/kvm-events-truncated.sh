@@ -54,10 +54,12 @@ while [ "$cut" -lt "$size" ]; do
 		echo "FAIL: file cut at $cut: the error does not name the file:"
 		cat "$dir/err"
 		err=1
-	elif [ $rc -eq 0 ] && ! grep -q -F "$dir/cut.data: cut short: the file ends at byte $cut," "$dir/err"; then
+	elif [ $rc -eq 0 ] &&
+	     ! grep -q -F "$dir/cut.data: cut short: the file ends at byte $cut," "$dir/err"; then
 		echo "FAIL: file cut at $cut: reported without saying it was cut short"
 		err=1
-	elif [ $rc -eq 0 ] && ! perf kvm-events report -i "$dir/vmx.data" | cmp -s - "$dir/out"; then
+	elif [ $rc -eq 0 ] &&
+	     ! perf kvm-events report -i "$dir/vmx.data" | cmp -s - "$dir/out"; then
 		echo "FAIL: file cut at $cut, after its data and formats: the report differs"
 		err=1
 	fi

@@ -11,7 +11,8 @@ need_kvmgen() {
 			KVMGEN="$(dirname "$(readlink -f "$KVMGEN")")/kvmgen"
 	fi
 	if [ -z "${KVMGEN:-}" ] || [ ! -x "$KVMGEN" ]; then
-		echo "skip: no kvmgen at ${KVMGEN:-?}: 'make perf' builds it beside perf, or set KVMGEN"
+		echo "skip: no kvmgen at ${KVMGEN:-?}:" \
+			"'make perf' builds it beside perf, or set KVMGEN"
 		exit 2
 	fi
 }
