@@ -152,24 +152,16 @@ struct kvm_events_options {
 	u32			top;
 };
 
-/* Direct-mapped caches in front of the maps, for the per-sample lookups */
-#define KVM_EVENTS_CACHE	64
-
-struct vcpu_state;
+struct kvm_events_pairing;
 
 struct kvm_events_report {
 	const struct kvm_events_analysis *analysis;
 	u32			tps;		/* BIT(tp) the analysis reads */
 	struct kvm_events_options opts;
-	bool			filtering;	/* any filter in opts */
-	struct hashmap		*keys;
-	struct hashmap		*vcpus;
-	struct kvm_events_key	*key_cache[KVM_EVENTS_CACHE];
-	struct vcpu_state	*vcpu_cache[KVM_EVENTS_CACHE];
-	struct kvm_events_outlier *top;	/* a min-heap of opts.top */
+	struct kvm_events_outlier *top;	/* --top: a heap, sorted at the end */
 	u32			nr_top;
-	u32			alloc_top;
 	struct kvm_events_totals totals;
+	struct kvm_events_pairing *pairing;	/* the engine's own */
 };
 
 enum kvm_events_sort {

@@ -25,6 +25,21 @@
 /* What --top allocates first: most ask for a few */
 #define TOP_MIN_ALLOC	64
 
+/* Direct-mapped caches in front of the maps, for the per-sample lookups */
+#define PAIRING_CACHE	64
+
+struct vcpu_state;
+
+/* The engine's own state of a report */
+struct kvm_events_pairing {
+	bool			filtering;	/* any filter in the options */
+	struct hashmap		*keys;
+	struct hashmap		*vcpus;
+	struct kvm_events_key	*key_cache[PAIRING_CACHE];
+	struct vcpu_state	*vcpu_cache[PAIRING_CACHE];
+	u32			alloc_top;
+};
+
 /*
  * Pairing state of one vcpu thread.  A sample is accounted when its
  * interval is resolved (ended, superseded or cut off), since filters such
@@ -108,23 +123,29 @@ int kvm_events_report__init(struct kvm_events_report *report,
 			    const struct kvm_events_analysis *analysis,
 			    const struct kvm_events_options *opts)
 {
+	struct kvm_events_pairing *pairing = zalloc(sizeof(*pairing));
+	struct hashmap *keys, *vcpus;
+
 	memset(report, 0, sizeof(*report));
+	if (!pairing)
+		return -ENOMEM;
+	report->pairing = pairing;
 	report->analysis = analysis;
 	report->tps = analysis->tps;
 	if (opts)
 		report->opts = *opts;
-	report->filtering = report->opts.nr_vcpu_ranges || report->opts.pids ||
-			    report->opts.nr_time_ranges || report->opts.min_duration;
-	report->keys = hashmap__new(key_hash, key_equal, NULL);
-	report->vcpus = hashmap__new(tid_hash, tid_equal, NULL);
-	if (IS_ERR(report->keys) || IS_ERR(report->vcpus)) {
-		report->keys = report->vcpus = NULL;
+	pairing->filtering = report->opts.nr_vcpu_ranges || report->opts.pids ||
+			     report->opts.nr_time_ranges || report->opts.min_duration;
+	keys = hashmap__new(key_hash, key_equal, NULL);
+	vcpus = hashmap__new(tid_hash, tid_equal, NULL);
+	pairing->keys = IS_ERR(keys) ? NULL : keys;
+	pairing->vcpus = IS_ERR(vcpus) ? NULL : vcpus;
+	if (!pairing->keys || !pairing->vcpus)
 		return -ENOMEM;
-	}
 	/* --top N: the heap grows as events come, up to N */
 	if (report->opts.top) {
-		report->alloc_top = min_t(u32, report->opts.top, TOP_MIN_ALLOC);
-		report->top = calloc(report->alloc_top, sizeof(*report->top));
+		report->pairing->alloc_top = min_t(u32, report->opts.top, TOP_MIN_ALLOC);
+		report->top = calloc(report->pairing->alloc_top, sizeof(*report->top));
 		if (!report->top)
 			return -ENOMEM;
 	}
@@ -136,35 +157,37 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	if (report->keys) {
-		hashmap__for_each_entry(report->keys, cur, bkt) {
+	if (!report->pairing)
+		return;
+	if (report->pairing->keys) {
+		hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
 			struct kvm_events_key *key = cur->pvalue;
 
 			latency_dist__delete(key->dist);
 			free(key->log2_us);
 			free(key);
 		}
-		hashmap__free(report->keys);
+		hashmap__free(report->pairing->keys);
 	}
-	if (report->vcpus) {
-		hashmap__for_each_entry(report->vcpus, cur, bkt)
+	if (report->pairing->vcpus) {
+		hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
 			free(cur->pvalue);
-		hashmap__free(report->vcpus);
+		hashmap__free(report->pairing->vcpus);
 	}
 	zfree(&report->top);
-	report->keys = report->vcpus = NULL;
+	zfree(&report->pairing);
 }
 
 static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 					  const struct kvm_events_sample *s)
 {
-	struct vcpu_state **cached = &report->vcpu_cache[s->tid % KVM_EVENTS_CACHE];
+	struct vcpu_state **cached = &report->pairing->vcpu_cache[s->tid % PAIRING_CACHE];
 	struct vcpu_state *vcpu = *cached;
 
 	/* Every sample looks its vcpu up: the map only on a cache miss. */
 	if (vcpu && vcpu->tid == s->tid)
 		return vcpu;
-	if (hashmap__find(report->vcpus, s->tid, &vcpu)) {
+	if (hashmap__find(report->pairing->vcpus, s->tid, &vcpu)) {
 		*cached = vcpu;
 		return vcpu;
 	}
@@ -174,7 +197,7 @@ static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 	vcpu->tid = s->tid;
 	vcpu->pid = s->pid;
 	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
-	if (hashmap__add(report->vcpus, s->tid, vcpu)) {
+	if (hashmap__add(report->pairing->vcpus, s->tid, vcpu)) {
 		free(vcpu);
 		return NULL;
 	}
@@ -213,7 +236,7 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 		entry->log2_us = calloc(KVM_EVENTS_LOG2_BUCKETS, sizeof(u64));
 	if ((report->opts.percentiles && !entry->dist) ||
 	    (report->opts.histogram && !entry->log2_us) ||
-	    hashmap__add(report->keys, entry, entry)) {
+	    hashmap__add(report->pairing->keys, entry, entry)) {
 		latency_dist__delete(entry->dist);
 		free(entry->log2_us);
 		free(entry);
@@ -228,11 +251,11 @@ static struct kvm_events_key *key__get(struct kvm_events_report *report,
 	struct kvm_events_key lookup = { .key = key, .group = group };
 	struct kvm_events_key **cached, *entry;
 
-	cached = &report->key_cache[(key ^ key >> 7 ^ group) % KVM_EVENTS_CACHE];
+	cached = &report->pairing->key_cache[(key ^ key >> 7 ^ group) % PAIRING_CACHE];
 	entry = *cached;
 	if (entry && entry->key == key && entry->group == group)
 		return entry;
-	if (!hashmap__find(report->keys, &lookup, &entry))
+	if (!hashmap__find(report->pairing->keys, &lookup, &entry))
 		entry = key__new(report, key, group);
 	if (entry)
 		*cached = entry;
@@ -302,7 +325,7 @@ static void top_sift_down(struct kvm_events_outlier *heap, u32 nr, u32 i)
 /* Room for one more in the heap; false if there is no memory for it */
 static bool top_grow(struct kvm_events_report *report)
 {
-	u32 alloc = report->alloc_top;
+	u32 alloc = report->pairing->alloc_top;
 	void *top;
 
 	if (report->nr_top < alloc)
@@ -312,7 +335,7 @@ static bool top_grow(struct kvm_events_report *report)
 	if (!top)
 		return false;
 	report->top = top;
-	report->alloc_top = alloc;
+	report->pairing->alloc_top = alloc;
 	return true;
 }
 
@@ -404,7 +427,7 @@ static void account(struct kvm_events_report *report,
 {
 	struct kvm_events_key *entry;
 
-	if (report->filtering && is_filtered(report, vcpu, time, how, duration)) {
+	if (report->pairing->filtering && is_filtered(report, vcpu, time, how, duration)) {
 		report->totals.filtered++;
 		return;
 	}
@@ -581,7 +604,7 @@ void kvm_events_report__finish(struct kvm_events_report *report)
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	hashmap__for_each_entry(report->vcpus, cur, bkt)
+	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
 		vcpu_state__cut(report, cur->pvalue);
 }
 
@@ -591,7 +614,7 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	hashmap__for_each_entry(report->keys, cur, bkt) {
+	hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
 		struct kvm_events_key *entry = cur->pvalue;
 
 		if (!strcmp(entry->name, name))
@@ -661,11 +684,11 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 	struct hashmap_entry *cur;
 	size_t bkt, i = 0;
 
-	*nr = hashmap__size(report->keys);
+	*nr = hashmap__size(report->pairing->keys);
 	keys = calloc(*nr ? *nr : 1, sizeof(*keys));
 	if (!keys)
 		return NULL;
-	hashmap__for_each_entry(report->keys, cur, bkt)
+	hashmap__for_each_entry(report->pairing->keys, cur, bkt)
 		keys[i++] = cur->pvalue;
 	key_sort = sort;
 	qsort(keys, *nr, sizeof(*keys), compare_key_ptrs);
