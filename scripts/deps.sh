@@ -5,7 +5,7 @@
 # As root, install what is missing; otherwise print the exact apt-get line.
 
 # deps.sh [PACKAGE...]: those packages instead of the build's
-PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl}
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3}
 
 missing=""
 for p in $PKGS; do
