@@ -949,6 +949,8 @@ static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
 		.report		= &kvm->report,
 		.input		= kvm->input,
 		.machine	= &kvm->session->machines.host,
+		.header_first	= kvm->session->evlist->first_sample_time,
+		.header_last	= kvm->session->evlist->last_sample_time,
 	};
 }
 
@@ -1063,6 +1065,10 @@ static int print_diff(struct kvm_events *old, struct kvm_events *new)
 static const struct option diff_options[] = {
 	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
 		     "only these VM processes", parse_pids),
+	OPT_CALLBACK_NOOPT(0, "json", &args.view.format, NULL,
+			   "print the comparison as JSON", parse_format),
+	OPT_CALLBACK_NOOPT(0, "csv", &args.view.format, NULL,
+			   "print the comparison as CSV", parse_format),
 	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_PARENT(analysis_options),

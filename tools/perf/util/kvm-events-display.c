@@ -232,36 +232,64 @@ static void print_row(const struct kvm_events_display *d, struct kvm_events_key 
 	fprintf(fp, "\n");
 }
 
-/* A log2 histogram in microseconds, as bcc and bpftrace draw them */
+/* The buckets from a key's first non-empty one to its last; false: none */
+static bool histogram_span(const struct kvm_events_key *key, int *first, int *last)
+{
+	int b;
+
+	*first = *last = -1;
+	for (b = 0; key->log2_ns && b < KVM_EVENTS_LOG2_BUCKETS; b++) {
+		if (!key->log2_ns[b])
+			continue;
+		if (*first < 0)
+			*first = b;
+		*last = b;
+	}
+	return *first >= 0;
+}
+
+/* The upper bound of a bucket; false for the last, which has none */
+static bool log2_bucket_high(int bucket, u64 *high)
+{
+	if (bucket == KVM_EVENTS_LOG2_BUCKETS - 1)
+		return false;
+	*high = 1ULL << bucket;
+	return true;
+}
+
+static void log2_bucket_range(int bucket, char *buf, size_t size)
+{
+	u64 high = 0;
+
+	if (log2_bucket_high(bucket, &high))
+		snprintf(buf, size, "[%" PRIu64 ", %" PRIu64 ")",
+			 kvm_events_log2_bucket_low(bucket), high);
+	else
+		snprintf(buf, size, "[%" PRIu64 ", ...)", kvm_events_log2_bucket_low(bucket));
+}
+
+/* A log2 histogram in nanoseconds, drawn as bcc and bpftrace draw theirs */
 static void print_histogram(struct kvm_events_key *key, FILE *fp)
 {
-	int first = -1, last = -1, b, width = 40;
+	static const char bar[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	int first, last, b, width = sizeof(bar) - 1, range_width;
+	char range[48];
 	u64 most = 0;
 
-	for (b = 0; b < KVM_EVENTS_LOG2_BUCKETS; b++) {
-		if (!key->log2_us[b])
-			continue;
-		if (first < 0)
-			first = b;
-		last = b;
-		if (key->log2_us[b] > most)
-			most = key->log2_us[b];
-	}
-	if (first < 0)
+	if (!histogram_span(key, &first, &last))
 		return;
-	fprintf(fp, "\n%s (us):\n", key->name);
+	for (b = first; b <= last; b++)
+		most = max(most, key->log2_ns[b]);
+	/* The last range is the widest: the ranges line up on it. */
+	log2_bucket_range(last, range, sizeof(range));
+	range_width = max_t(int, strlen(range), 16);
+	fprintf(fp, "\n%s (ns):\n", key->name);
 	for (b = first; b <= last; b++) {
-		u64 lo = b ? 1ULL << (b - 1) : 0, hi = 1ULL << b;
-		int bar = most ? (int)(key->log2_us[b] * width / most) : 0;
-		char range[48];
+		int len = (int)(key->log2_ns[b] * width / most);
 
-		if (b == KVM_EVENTS_LOG2_BUCKETS - 1)
-			snprintf(range, sizeof(range), "[%" PRIu64 ", ...)", lo);
-		else
-			snprintf(range, sizeof(range), "[%" PRIu64 ", %" PRIu64 ")", lo, hi);
-		fprintf(fp, "%-22s %10" PRIu64 " |%-*.*s|\n", range,
-			key->log2_us[b], width, bar,
-			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+		log2_bucket_range(b, range, sizeof(range));
+		fprintf(fp, "%-*s %10" PRIu64 " |%-*.*s|\n", range_width, range,
+			key->log2_ns[b], width, len, bar);
 	}
 }
 
@@ -501,6 +529,29 @@ static const char * const group_names[] = {
 	[KVM_EVENTS_GROUP_VM]	= "vm",
 };
 
+/* --histogram: the buckets the text draws, empty ones between included */
+static void json_histogram(struct kvm_events_key *key, FILE *fp)
+{
+	int first, last, b;
+	u64 high = 0;
+
+	fprintf(fp, ", \"histogram\": [");
+	if (!histogram_span(key, &first, &last)) {
+		fprintf(fp, "]");
+		return;
+	}
+	for (b = first; b <= last; b++) {
+		fprintf(fp, "%s{\"low_ns\": %" PRIu64 ", \"high_ns\": ", b > first ? ", " : "",
+			kvm_events_log2_bucket_low(b));
+		if (log2_bucket_high(b, &high))
+			fprintf(fp, "%" PRIu64, high);
+		else
+			fprintf(fp, "null");
+		fprintf(fp, ", \"count\": %" PRIu64 "}", key->log2_ns[b]);
+	}
+	fprintf(fp, "]");
+}
+
 /* Every statistic of a key: times in ns, exact integers where they are */
 static void json_key(const struct kvm_events_display *d, struct kvm_events_key *key,
 		     const struct table_totals *totals, FILE *fp)
@@ -523,7 +574,7 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 	}
 	if (key->timed && key->dist) {
 		fprintf(fp, ", \"p50_ns\": %" PRIu64 ", \"p90_ns\": %" PRIu64
-			", \"p99_ns\": %" PRIu64 ", \"p99.9_ns\": %" PRIu64
+			", \"p99_ns\": %" PRIu64 ", \"p99_9_ns\": %" PRIu64
 			", \"percentiles_exact\": %s",
 			kvm_events_key__percentile(key, 50),
 			kvm_events_key__percentile(key, 90),
@@ -531,9 +582,40 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 			kvm_events_key__percentile(key, 99.9),
 			kvm_events_key__percentile_exact(key) ? "true" : "false");
 	}
+	if (d->report->opts.histogram)
+		json_histogram(key, fp);
 	fprintf(fp, ", \"idle\": %s}",
 		kvm_events_analysis__is_idle(d->report->analysis, key->key) ?
 		"true" : "false");
+}
+
+static void json_u64_or_null(const char *name, u64 value, bool known, FILE *fp)
+{
+	if (known)
+		fprintf(fp, "\"%s\": %" PRIu64, name, value);
+	else
+		fprintf(fp, "\"%s\": null", name);
+}
+
+/*
+ * The recording's span: the first and last kvm samples read, and the
+ * header's first and last sample times, which a pipe recording and
+ * perf record -B do not write.
+ */
+static void json_span(const struct kvm_events_display *d, FILE *fp)
+{
+	const struct kvm_events_totals *t = &d->report->totals;
+	bool header = d->header_last > d->header_first;
+
+	fprintf(fp, "  \"span\": {");
+	json_u64_or_null("first_sample_ns", t->first_time, t->read, fp);
+	fprintf(fp, ", ");
+	json_u64_or_null("last_sample_ns", t->last_time, t->read, fp);
+	fprintf(fp, ", ");
+	json_u64_or_null("header_first_sample_ns", d->header_first, header, fp);
+	fprintf(fp, ", ");
+	json_u64_or_null("header_last_sample_ns", d->header_last, header, fp);
+	fprintf(fp, "},\n");
 }
 
 static void json_filter(const char *name, const char *value, FILE *fp)
@@ -582,8 +664,12 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 			fprintf(fp, "%u", o->vcpu);
 		fprintf(fp, ", \"pid\": %u, \"key\": ", o->pid);
 		json_string(name, fp);
-		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": \"%#" PRIx64 "\"}",
-			o->duration, o->rip);
+		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": ", o->duration);
+		/* 0: the recording has no guest RIP for it */
+		if (o->rip)
+			fprintf(fp, "\"%#" PRIx64 "\"}", o->rip);
+		else
+			fprintf(fp, "null}");
 	}
 	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
 }
@@ -592,13 +678,12 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 		       size_t nr, FILE *fp)
 {
 	const struct kvm_events_totals *t = &d->report->totals;
-	char duration[32];
 	struct table_totals totals = { 0, 0 };
 	size_t i;
 	int tp;
 
-	snprintf(duration, sizeof(duration), "%g", d->view->duration_us);
-	fprintf(fp, "{\n  \"input\": ");
+	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"input\": ",
+		KVM_EVENTS_SCHEMA_VERSION);
 	json_string(d->input, fp);
 	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
 		kvm_events_analysis__name(d->report->analysis));
@@ -611,8 +696,13 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 	fprintf(fp, ", ");
 	json_filter("time", d->view->time, fp);
 	fprintf(fp, ", ");
-	json_filter("duration_us", d->view->duration_us > 0 ? duration : NULL, fp);
-	fprintf(fp, "},\n  \"keys\": [\n");
+	if (d->view->duration_us > 0)
+		fprintf(fp, "\"duration_us\": %g", d->view->duration_us);
+	else
+		fprintf(fp, "\"duration_us\": null");
+	fprintf(fp, "},\n");
+	json_span(d, fp);
+	fprintf(fp, "  \"keys\": [\n");
 	for (i = 0; i < nr; i++) {
 		group_totals(keys, nr, i, &totals);
 		json_key(d, keys[i], &totals, fp);
@@ -638,21 +728,136 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 	fprintf(fp, "}\n}\n");
 }
 
-/* One row per key; the totals and filters come first as # comments. */
-static void print_csv(const struct kvm_events_display *d, struct kvm_events_key **keys,
-		      size_t nr, FILE *fp)
+/*
+ * CSV is one table: its first column says what a row is (key, bucket or
+ * top) and which of the columns below it fills; the others are empty.
+ */
+#define CSV_KEY_COLUMNS		"group,key,samples,timed,samples_pct,time_pct,total_ns," \
+				"min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99_9_ns,idle"
+#define CSV_NR_KEY_STATS	14	/* of those, after group and key */
+#define CSV_BUCKET_COLUMNS	"low_ns,high_ns,count"
+#define CSV_NR_BUCKET		3
+#define CSV_TOP_COLUMNS		"time_ns,vcpu,pid,duration_ns,rip"
+#define CSV_NR_TOP		5
+
+static void csv_empty(int nr, FILE *fp)
+{
+	while (nr--)
+		fputc(',', fp);
+}
+
+static void csv_u64_or_empty(u64 value, bool known, FILE *fp)
+{
+	if (known)
+		fprintf(fp, ",%" PRIu64, value);
+	else
+		fputc(',', fp);
+}
+
+static void csv_group(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		      FILE *fp)
+{
+	/* An unknown vcpu: an empty cell */
+	if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU || key->group != KVM_EVENTS_NO_VCPU)
+		fprintf(fp, "%u", key->group);
+}
+
+static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *key,
+		    const struct table_totals *totals, FILE *fp)
+{
+	fprintf(fp, "key,");
+	csv_group(d, key, fp);
+	fprintf(fp, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
+		key->name, key->samples, key->timed, col_samples_share(key, totals),
+		col_time_share(key, totals), key->total_ns);
+	if (key->timed)
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
+			key->stats.max, col_avg(key, totals), kvm_events_key__stddev(key));
+	else
+		csv_empty(4, fp);
+	if (key->timed && key->dist)
+		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			kvm_events_key__percentile(key, 50),
+			kvm_events_key__percentile(key, 90),
+			kvm_events_key__percentile(key, 99),
+			kvm_events_key__percentile(key, 99.9));
+	else
+		csv_empty(4, fp);
+	fprintf(fp, ",%d", kvm_events_analysis__is_idle(d->report->analysis, key->key));
+	csv_empty(CSV_NR_BUCKET + CSV_NR_TOP, fp);
+	fputc('\n', fp);
+}
+
+static void csv_histogram(const struct kvm_events_display *d, struct kvm_events_key *key,
+			  FILE *fp)
+{
+	int first, last, b;
+	bool bounded;
+	u64 high = 0;
+
+	if (!histogram_span(key, &first, &last))
+		return;
+	for (b = first; b <= last; b++) {
+		bounded = log2_bucket_high(b, &high);
+		fprintf(fp, "bucket,");
+		csv_group(d, key, fp);
+		fprintf(fp, ",%s", key->name);
+		csv_empty(CSV_NR_KEY_STATS, fp);
+		fprintf(fp, ",%" PRIu64, kvm_events_log2_bucket_low(b));
+		csv_u64_or_empty(high, bounded, fp);
+		fprintf(fp, ",%" PRIu64, key->log2_ns[b]);
+		csv_empty(CSV_NR_TOP, fp);
+		fputc('\n', fp);
+	}
+}
+
+static void csv_top(const struct kvm_events_display *d, FILE *fp)
+{
+	const struct kvm_events_report *r = d->report;
+	u32 i;
+
+	for (i = 0; i < r->nr_top; i++) {
+		const struct kvm_events_outlier *o = &r->top[i];
+		char name[KVM_EVENTS_NAME_LEN];
+
+		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		fprintf(fp, "top,,%s", name);
+		csv_empty(CSV_NR_KEY_STATS + CSV_NR_BUCKET, fp);
+		fprintf(fp, ",%" PRIu64, o->time);
+		csv_u64_or_empty(o->vcpu, o->vcpu != KVM_EVENTS_NO_VCPU, fp);
+		fprintf(fp, ",%u,%" PRIu64 ",", o->pid, o->duration);
+		if (o->rip)
+			fprintf(fp, "%#" PRIx64, o->rip);
+		fputc('\n', fp);
+	}
+}
+
+/* The schema, filters, span and totals come first, as # comments. */
+static void csv_comments(const struct kvm_events_display *d, FILE *fp)
 {
 	const struct kvm_events_totals *t = &d->report->totals;
-	struct table_totals totals = { 0, 0 };
-	size_t i;
+	bool header = d->header_last > d->header_first;
 
 	fprintf(fp,
-		"# input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
-		d->input, kvm_events_analysis__name(d->report->analysis),
+		"# schema_version=%d input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
+		KVM_EVENTS_SCHEMA_VERSION, d->input,
+		kvm_events_analysis__name(d->report->analysis),
 		sort_name(d->view->sort), group_names[d->report->opts.group],
 		d->view->vcpus ?: "", d->view->pids ?: "", d->view->time ?: "",
 		d->view->duration_us);
-	fprintf(fp, "# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
+	fprintf(fp, "# first_sample_ns=");
+	if (t->read)
+		fprintf(fp, "%" PRIu64, t->first_time);
+	fprintf(fp, " last_sample_ns=");
+	if (t->read)
+		fprintf(fp, "%" PRIu64, t->last_time);
+	fprintf(fp, " header_first_sample_ns=");
+	if (header)
+		fprintf(fp, "%" PRIu64, d->header_first);
+	fprintf(fp, " header_last_sample_ns=");
+	if (header)
+		fprintf(fp, "%" PRIu64, d->header_last);
+	fprintf(fp, "\n# read=%" PRIu64 " samples=%" PRIu64 " total_ns=%" PRIu64
 		" no_end=%" PRIu64 " no_begin=%" PRIu64 " filtered=%" PRIu64
 		" paired_ends=%" PRIu64 " other=%" PRIu64 " no_memory=%" PRIu64
 		" lost_events=%" PRIu64
@@ -661,37 +866,24 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
-	fprintf(fp,
-		"group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
-	for (i = 0; i < nr; i++) {
-		struct kvm_events_key *key = keys[i];
+}
 
+/* A row per key, then per --histogram bucket, then per --top event */
+static void print_csv(const struct kvm_events_display *d, struct kvm_events_key **keys,
+		      size_t nr, FILE *fp)
+{
+	struct table_totals totals = { 0, 0 };
+	size_t i;
+
+	csv_comments(d, fp);
+	fprintf(fp, "record," CSV_KEY_COLUMNS "," CSV_BUCKET_COLUMNS "," CSV_TOP_COLUMNS "\n");
+	for (i = 0; i < nr; i++) {
 		group_totals(keys, nr, i, &totals);
-		/* An unknown vcpu: an empty cell */
-		if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU ||
-		    key->group != KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "%u", key->group);
-		fprintf(fp, ",%s,%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,%" PRIu64,
-			key->name, key->samples, key->timed,
-			col_samples_share(key, &totals),
-			col_time_share(key, &totals), key->total_ns);
-		if (key->timed)
-			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
-				key->stats.max, col_avg(key, &totals),
-				kvm_events_key__stddev(key));
-		else
-			fprintf(fp, ",,,,");
-		if (key->timed && key->dist)
-			fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-				kvm_events_key__percentile(key, 50),
-				kvm_events_key__percentile(key, 90),
-				kvm_events_key__percentile(key, 99),
-				kvm_events_key__percentile(key, 99.9));
-		else
-			fprintf(fp, ",,,,");
-		fprintf(fp, ",%d\n",
-			kvm_events_analysis__is_idle(d->report->analysis, key->key));
+		csv_key(d, keys[i], &totals, fp);
 	}
+	for (i = 0; i < nr; i++)
+		csv_histogram(d, keys[i], fp);
+	csv_top(d, fp);
 }
 
 int kvm_events_display__report(const struct kvm_events_display *d)
@@ -802,6 +994,186 @@ static size_t join_diff_rows(struct kvm_events_key **o, size_t nr_o,
 	return nr;
 }
 
+/* One side of a diff row, as its JSON and CSV give it */
+struct diff_side {
+	bool	has;		/* the recording has the key */
+	bool	has_rate;	/* ...and a span to divide by */
+	bool	timed;
+	u64	samples;
+	double	rate;		/* samples per second */
+	double	avg_ns;
+	u64	p99_ns;
+};
+
+static struct diff_side diff_side(const struct kvm_events_key *key, double seconds)
+{
+	struct diff_side side = { .has = key != NULL };
+
+	if (!key)
+		return side;
+	side.samples = key->samples;
+	side.has_rate = seconds > 0;
+	side.rate = side.has_rate ? key->samples / seconds : 0;
+	side.timed = key->timed;
+	if (side.timed) {
+		side.avg_ns = (double)key->total_ns / key->timed;
+		side.p99_ns = kvm_events_key__percentile(key, 99);
+	}
+	return side;
+}
+
+/* The change the table shows as a percentage; false where it shows none */
+static bool change_pct(double old, double new, bool has_old, bool has_new, double *pct)
+{
+	if (!has_old || !has_new || (old == 0 && new != 0))
+		return false;
+	*pct = old == 0 ? 0 : (new - old) * 100 / old;
+	return true;
+}
+
+static void json_double_or_null(const char *name, double value, bool known, FILE *fp)
+{
+	if (known)
+		fprintf(fp, "\"%s\": %.6f", name, value);
+	else
+		fprintf(fp, "\"%s\": null", name);
+}
+
+static void json_diff_side(const char *name, const struct diff_side *side, FILE *fp)
+{
+	fprintf(fp, "\"%s\": ", name);
+	if (!side->has) {
+		fprintf(fp, "null");
+		return;
+	}
+	fprintf(fp, "{\"samples\": %" PRIu64 ", ", side->samples);
+	json_double_or_null("samples_per_s", side->rate, side->has_rate, fp);
+	fprintf(fp, ", ");
+	json_double_or_null("avg_ns", side->avg_ns, side->timed, fp);
+	fprintf(fp, ", ");
+	json_u64_or_null("p99_ns", side->p99_ns, side->timed, fp);
+	fprintf(fp, "}");
+}
+
+static void json_diff_row(const struct diff_row *row, double old_s, double new_s, FILE *fp)
+{
+	struct diff_side o = diff_side(row->old, old_s), n = diff_side(row->new, new_s);
+	double pct = 0;
+	bool known;
+
+	fprintf(fp, "    {\"key\": ");
+	json_string(row->name, fp);
+	fprintf(fp, ", ");
+	json_diff_side("old", &o, fp);
+	fprintf(fp, ", ");
+	json_diff_side("new", &n, fp);
+	known = change_pct(o.rate, n.rate, o.has_rate, n.has_rate, &pct);
+	fprintf(fp, ", ");
+	json_double_or_null("samples_per_s_change_pct", pct, known, fp);
+	known = change_pct(o.avg_ns, n.avg_ns, o.timed, n.timed, &pct);
+	fprintf(fp, ", ");
+	json_double_or_null("avg_change_pct", pct, known, fp);
+	known = change_pct(o.p99_ns, n.p99_ns, o.timed, n.timed, &pct);
+	fprintf(fp, ", ");
+	json_double_or_null("p99_change_pct", pct, known, fp);
+	fprintf(fp, ", \"time_per_s_change_ns\": %.6f}", row->change);
+}
+
+static void json_diff_input(const char *name, const struct kvm_events_display *d,
+			    double seconds, FILE *fp)
+{
+	fprintf(fp, "  \"%s\": {\"input\": ", name);
+	json_string(d->input, fp);
+	fprintf(fp, ", \"seconds\": %.9f},\n", seconds);
+}
+
+static void print_diff_json(const struct kvm_events_display *old, double old_s,
+			    const struct kvm_events_display *new, double new_s,
+			    const struct diff_row *rows, size_t nr, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"analysis\": \"%s\",\n",
+		KVM_EVENTS_SCHEMA_VERSION, kvm_events_analysis__name(old->report->analysis));
+	json_diff_input("old", old, old_s, fp);
+	json_diff_input("new", new, new_s, fp);
+	fprintf(fp, "  \"keys\": [\n");
+	for (i = 0; i < nr; i++) {
+		json_diff_row(&rows[i], old_s, new_s, fp);
+		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
+	}
+	fprintf(fp, "  ]\n}\n");
+}
+
+static void csv_double_or_empty(double value, bool known, FILE *fp)
+{
+	if (known)
+		fprintf(fp, ",%.6f", value);
+	else
+		fputc(',', fp);
+}
+
+static void csv_diff_side(const struct diff_side *side, FILE *fp)
+{
+	csv_u64_or_empty(side->samples, side->has, fp);
+	csv_double_or_empty(side->rate, side->has_rate, fp);
+	csv_double_or_empty(side->avg_ns, side->timed, fp);
+	csv_u64_or_empty(side->p99_ns, side->timed, fp);
+}
+
+/* diff's CSV columns: the JSON's keys[] fields, old.X as old_X */
+#define DIFF_CSV_SIDE(side)	side "_samples," side "_samples_per_s," side "_avg_ns," \
+				side "_p99_ns"
+#define DIFF_CSV_CHANGES	"samples_per_s_change_pct,avg_change_pct,p99_change_pct," \
+				"time_per_s_change_ns"
+
+static void print_diff_csv(const struct kvm_events_display *old, double old_s,
+			   const struct kvm_events_display *new, double new_s,
+			   const struct diff_row *rows, size_t nr, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp,
+		"# schema_version=%d analysis=%s old=%s old_seconds=%.9f new=%s new_seconds=%.9f\n",
+		KVM_EVENTS_SCHEMA_VERSION, kvm_events_analysis__name(old->report->analysis),
+		old->input, old_s, new->input, new_s);
+	fprintf(fp, "key," DIFF_CSV_SIDE("old") "," DIFF_CSV_SIDE("new") "," DIFF_CSV_CHANGES "\n");
+	for (i = 0; i < nr; i++) {
+		struct diff_side o = diff_side(rows[i].old, old_s);
+		struct diff_side n = diff_side(rows[i].new, new_s);
+		double pct = 0;
+		bool known;
+
+		fprintf(fp, "%s", rows[i].name);
+		csv_diff_side(&o, fp);
+		csv_diff_side(&n, fp);
+		known = change_pct(o.rate, n.rate, o.has_rate, n.has_rate, &pct);
+		csv_double_or_empty(pct, known, fp);
+		known = change_pct(o.avg_ns, n.avg_ns, o.timed, n.timed, &pct);
+		csv_double_or_empty(pct, known, fp);
+		known = change_pct(o.p99_ns, n.p99_ns, o.timed, n.timed, &pct);
+		csv_double_or_empty(pct, known, fp);
+		fprintf(fp, ",%.6f\n", rows[i].change);
+	}
+}
+
+static void print_diff_table(const struct kvm_events_display *old, double old_s,
+			     const struct kvm_events_display *new, double new_s,
+			     const struct diff_row *rows, size_t nr, FILE *fp)
+{
+	size_t i;
+
+	fprintf(fp, "\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input,
+		old_s, new->input, new_s);
+	fprintf(fp, "%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
+		kvm_events_analysis__column(old->report->analysis),
+		"Samples/s", "Samples/s", "Change", "Avg time", "Avg time",
+		"Change", "p99", "p99", "Change");
+	for (i = 0; i < nr; i++)
+		print_diff_row(&rows[i], old_s, new_s, fp);
+	fprintf(fp, "\nSorted by the change of the time spent per second of recording.\n");
+}
+
 /* Both recordings' keys, joined by name, the largest change first */
 int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 			     const struct kvm_events_display *new, double new_s,
@@ -826,15 +1198,12 @@ int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 				 time_per_second(rows[i].old, old_s);
 	qsort(rows, nr, sizeof(*rows), compare_diff_rows);
 
-	fprintf(fp, "\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input,
-		old_s, new->input, new_s);
-	fprintf(fp, "%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
-		kvm_events_analysis__column(old->report->analysis),
-		"Samples/s", "Samples/s", "Change", "Avg time", "Avg time",
-		"Change", "p99", "p99", "Change");
-	for (i = 0; i < nr; i++)
-		print_diff_row(&rows[i], old_s, new_s, fp);
-	fprintf(fp, "\nSorted by the change of the time spent per second of recording.\n");
+	if (old->view->format == KVM_EVENTS_FORMAT_JSON)
+		print_diff_json(old, old_s, new, new_s, rows, nr, fp);
+	else if (old->view->format == KVM_EVENTS_FORMAT_CSV)
+		print_diff_csv(old, old_s, new, new_s, rows, nr, fp);
+	else
+		print_diff_table(old, old_s, new, new_s, rows, nr, fp);
 	free(o);
 	free(n);
 	free(rows);

@@ -19,6 +19,9 @@ struct kvm_events_column;
 #define KVM_EVENTS_STATS_FIELDS		"samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9"
 #define KVM_EVENTS_SORT_NAMES		"sample, time, mean, min, max, p99, name"
 
+/* Of --json and --csv: it changes when a field is renamed or removed. */
+#define KVM_EVENTS_SCHEMA_VERSION	1
+
 enum kvm_events_format {
 	KVM_EVENTS_FORMAT_TABLE,
 	KVM_EVENTS_FORMAT_JSON,
@@ -45,6 +48,9 @@ struct kvm_events_display {
 	struct kvm_events_report	*report;
 	const char			*input;
 	struct machine			*machine;	/* names --per-vm's VMs */
+	/* The header's first and last sample times; equal: not recorded */
+	u64				header_first;
+	u64				header_last;
 };
 
 /* --fields LIST into view->columns; @cmd names the subcommand in errors */

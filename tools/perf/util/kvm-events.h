@@ -102,10 +102,20 @@ struct kvm_events_key {
 	u64			total_ns;
 	struct stats		stats;		/* of the timed ones */
 	struct latency_dist	*dist;		/* for percentiles, if asked */
-	u64			*log2_us;	/* --histogram: count per log2(us) */
+	u64			*log2_ns;	/* --histogram: kvm_events_log2_bucket() */
 };
 
-#define KVM_EVENTS_LOG2_BUCKETS	40
+/*
+ * --histogram's buckets, in nanoseconds: bucket 0 holds 0 ns, bucket
+ * k > 0 holds [2^(k-1), 2^k) ns, and the last one everything from
+ * 2^62 ns on.  Nanoseconds, because most exits take under 2 us.
+ */
+#define KVM_EVENTS_LOG2_BUCKETS	64
+
+static inline u64 kvm_events_log2_bucket_low(int bucket)
+{
+	return bucket ? 1ULL << (bucket - 1) : 0;
+}
 
 /* Where every sample read went; the buckets add up to read */
 struct kvm_events_totals {

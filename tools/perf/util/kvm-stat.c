@@ -164,7 +164,7 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 			struct kvm_events_key *key = cur->pvalue;
 
 			latency_dist__delete(key->dist);
-			free(key->log2_us);
+			free(key->log2_ns);
 			free(key);
 		}
 		hashmap__free(report->pairing->keys);
@@ -233,12 +233,12 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 	if (report->opts.percentiles)
 		entry->dist = latency_dist__new();
 	if (report->opts.histogram)
-		entry->log2_us = calloc(KVM_EVENTS_LOG2_BUCKETS, sizeof(u64));
+		entry->log2_ns = calloc(KVM_EVENTS_LOG2_BUCKETS, sizeof(u64));
 	if ((report->opts.percentiles && !entry->dist) ||
-	    (report->opts.histogram && !entry->log2_us) ||
+	    (report->opts.histogram && !entry->log2_ns) ||
 	    hashmap__add(report->pairing->keys, entry, entry)) {
 		latency_dist__delete(entry->dist);
-		free(entry->log2_us);
+		free(entry->log2_ns);
 		free(entry);
 		return NULL;
 	}
@@ -292,14 +292,13 @@ static bool is_filtered(const struct kvm_events_report *report,
 	return opts->min_duration && (how != TIMED || duration < opts->min_duration);
 }
 
-static void log2_us_add(u64 *log2_us, u64 duration)
+static void log2_ns_add(u64 *log2_ns, u64 duration)
 {
-	u64 us = duration / 1000;
-	u32 bucket = us ? ilog2(us) + 1 : 0;
+	u32 bucket = duration ? ilog2(duration) + 1 : 0;
 
 	if (bucket >= KVM_EVENTS_LOG2_BUCKETS)
 		bucket = KVM_EVENTS_LOG2_BUCKETS - 1;
-	log2_us[bucket]++;
+	log2_ns[bucket]++;
 }
 
 /* Keeps the opts.top slowest: a min-heap, its root the fastest kept. */
@@ -405,8 +404,8 @@ static void add_time(struct kvm_events_report *report,
 	report->totals.total_ns += duration;
 	if (entry->dist && latency_dist__add(entry->dist, duration))
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
-	if (entry->log2_us)
-		log2_us_add(entry->log2_us, duration);
+	if (entry->log2_ns)
+		log2_ns_add(entry->log2_ns, duration);
 	if (report->top) {
 		struct kvm_events_outlier o = {
 			.duration = duration, .time = time, .key = entry->key,

@@ -358,6 +358,10 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		(unsigned long long)t->orphan_entries,
 		(unsigned long long)t->migrations,
 		(unsigned long long)t->lost);
+	/* What the header's HEADER_SAMPLE_TIME says, when it has one */
+	fprintf(fp, "# sample_time header_first %llu header_last %llu\n",
+		(unsigned long long)g->first_sample_time,
+		(unsigned long long)g->last_time);
 	if (g->nr_exits > EVENTS_MAX_EXITS)
 		fprintf(fp, "# events not written: exits %u > %d\n",
 			g->nr_exits, EVENTS_MAX_EXITS);

@@ -50,8 +50,9 @@ perf kvm-events report -i "$data" --per-vcpu --json > "$dir/vcpu.json" || err=1
 json_check "$dir/vcpu.json" \
 	"r['keys'] and all(k['group'] is None for k in r['keys'])" \
 	"arm64 --per-vcpu --json: a group of unknown vcpus is not null"
-perf kvm-events report -i "$data" --per-vcpu --csv > "$dir/vcpu.csv" || err=1
-if grep -v '^#' "$dir/vcpu.csv" | sed 1d | grep -q -v '^,'; then
+perf kvm-events report -i "$data" --per-vcpu --histogram --csv > "$dir/vcpu.csv" || err=1
+# The group is the second column of the key and bucket rows.
+if grep -v '^#' "$dir/vcpu.csv" | sed 1d | grep -q -v '^\(key\|bucket\),,'; then
 	echo "FAIL: arm64 --per-vcpu --csv: a group of unknown vcpus is not empty"
 	head -5 "$dir/vcpu.csv"
 	err=1

@@ -3,8 +3,10 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # Samples per second, average and p99 times of every key of two generated
-# recordings, checked by lib/kvm_events_check.py against their .events
-# files; keys only one recording has are shown as new or gone.
+# recordings, as a table, --json and --csv, checked by
+# lib/kvm_events_check.py against their .events files; keys only one
+# recording has are shown as new or gone.  The JSON of report and diff
+# must hold the fields the man page documents, with their types.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -24,6 +26,9 @@ for analysis in vmexit mmio ioport; do
 done
 # Every VMX key is gone and every SVM one new.
 kvm_events_check diff "$dir/old.data" "$dir/svm.data" vmexit || err=1
+# The fields of report's and diff's JSON are those the man page documents.
+doc="$(dirname "$0")/../../Documentation/perf-kvm-events.txt"
+kvm_events_check schema "$doc" "$dir/old.data" "$dir/svm.data" "$dir/new.data" || err=1
 perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' HLT .* gone ' ||
 	{ echo "FAIL: HLT is not shown as gone"; err=1; }
 perf kvm-events diff "$dir/old.data" "$dir/svm.data" | grep -q ' hlt .* new ' ||

@@ -17,9 +17,14 @@ documented 0.4%.
         all vcpus and for vcpu 1, sorted by samples and by time
   kvm_events_check.py options FILE NAME
         every analysis of FILE with --stats, --vcpu, --duration, --time,
-        -p, --per-vcpu, --per-vm, every --key, --top, --histogram, --csv
+        -p, --per-vcpu, --per-vm, every --key, --top and --histogram (as
+        text and JSON), --csv (the same numbers as the JSON), the span
   kvm_events_check.py diff OLD NEW ANALYSIS
-        perf kvm-events diff: rates, average and p99 times of every key
+        perf kvm-events diff: rates, average and p99 times of every key,
+        as a table, --json and --csv
+  kvm_events_check.py schema DOC FILE OLD NEW
+        the fields of report --json on FILE and diff --json of FILE with
+        OLD and NEW are those DOC (the man page) documents, with its types
   kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
         the buckets of the totals: every kvm sample read is in one
   kvm_events_check.py lost FILE [REPORT OPTION...]
@@ -124,7 +129,7 @@ def key_stats(samples):
         st["avg_ns"] = mean
         st["stddev_ns"] = (math.sqrt(sum((d - mean) ** 2 for d in durations) / (n - 1))
                            if n > 1 else 0.0)
-        for pct, name in ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p99.9_ns")):
+        for pct, name in ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p99_9_ns")):
             st[name] = percentile(durations, pct)
     return st
 
@@ -156,7 +161,7 @@ def compare_key(case, name, got, want):
     exact = want["timed"] <= EXACT_MAX
     if got.get("percentiles_exact") != exact:
         fail(case, f"{name} percentiles_exact {got.get('percentiles_exact')} != {exact}")
-    for field in ("p50_ns", "p90_ns", "p99_ns", "p99.9_ns"):
+    for field in ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns"):
         value = want[field]
         if exact and got.get(field) != value:
             fail(case, f"{name} {field} {got.get(field)} != {value}")
@@ -287,49 +292,169 @@ def check_sort(case, data, analysis, samples):
             fail(f"{case} --key {sort}", f"order {got} != {want}")
 
 
+def slowest(samples, n):
+    """The n slowest timed samples, slowest first, the earliest first among equals."""
+    return sorted((s for s in samples if s.duration is not None),
+                  key=lambda s: (-s.duration, s.time))[:n]
+
+
+def top_of(samples):
+    """--top's JSON objects for these samples"""
+    return [{"time_ns": s.time, "vcpu": s.vcpu, "pid": s.pid, "key": s.key,
+             "duration_ns": s.duration, "rip": f"{s.rip:#x}" if s.rip else None}
+            for s in samples]
+
+
 def check_top(case, data, analysis, samples, n):
     text = report(data, ["--event", analysis, "--top", str(n)], json_out=False)
     rows = text.split("Slowest")[1].strip().splitlines()[4:4 + n]
     got = [(r.split()[3].partition("/")[0], r.split()[4], int(r.split()[5], 16)) for r in rows]
-    timed = sorted((s for s in samples if s.duration is not None),
-                   key=lambda s: (-s.duration, s.time))[:n]
-    want = [(s.key, f"{s.duration / 1000:.2f}us", s.rip) for s in timed]
+    want = [(s.key, f"{s.duration / 1000:.2f}us", s.rip) for s in slowest(samples, n)]
     if got != want:
         fail(f"{case} --top {n}", f"{got} != {want}")
+    # JSON: every column of the text, exact
+    got = report(data, ["--event", analysis, "--top", str(n)]).get("top")
+    if got is not None:
+        for o in got:
+            o["key"] = o["key"].partition("/")[0]
+    want = top_of(slowest(samples, n))
+    if got != want:
+        fail(f"{case} --top {n} --json", f"{got} != {want}")
+
+
+def log2_bucket(ns):
+    """The bucket's lower bound: 0 for 0 ns, else the power of two at or below"""
+    return 0 if ns == 0 else 1 << (ns.bit_length() - 1)
+
+
+def histograms_of(samples):
+    """Per key, the buckets from the first non-empty one to the last, as JSON has them"""
+    counts = {}
+    for s in samples:
+        if s.duration is not None:
+            cell = counts.setdefault(s.key, {})
+            low = log2_bucket(s.duration)
+            cell[low] = cell.get(low, 0) + 1
+    want = {}
+    for key, cell in counts.items():
+        lows = sorted(cell)
+        low, buckets = lows[0], []
+        while low <= lows[-1]:
+            high = 1 if low == 0 else 2 * low
+            buckets.append({"low_ns": low, "high_ns": high if high < 1 << 63 else None,
+                            "count": cell.get(low, 0)})
+            low = high
+        want[key] = buckets
+    return want
 
 
 def check_histogram(case, data, analysis, samples):
     text = report(data, ["--event", analysis, "--histogram"], json_out=False)
     got, key = {}, None
     for line in text.splitlines():
-        if line.endswith(" (us):"):
-            key = line[:-len(" (us):")].partition("/")[0]
+        if line.endswith(" (ns):"):
+            key = line[:-len(" (ns):")].partition("/")[0]
+            got[key] = []
         elif key and line.startswith("["):
-            lo = int(line[1:line.index(",")])
-            got[(key, lo)] = int(line.split(")")[1].split()[0])
-    want = {}
-    for s in samples:
-        if s.duration is None:
-            continue
-        us = s.duration // 1000
-        lo = 0 if us == 0 else 1 << (us.bit_length() - 1)
-        want[(s.key, lo)] = want.get((s.key, lo), 0) + 1
-    got = {k: v for k, v in got.items() if v}
+            low, high = line[1:line.index(")")].split(", ")
+            got[key].append({"low_ns": int(low), "high_ns": None if high == "..." else int(high),
+                             "count": int(line.split(")")[1].split()[0])})
+    want = histograms_of(samples)
     if got != want:
         fail(f"{case} --histogram", f"{sorted(got.items())} != {sorted(want.items())}")
+    js = report(data, ["--event", analysis, "--histogram"])
+    got = {k["key"].partition("/")[0]: k.get("histogram") for k in js["keys"]}
+    want = {k["key"].partition("/")[0]: want.get(k["key"].partition("/")[0], [])
+            for k in js["keys"]}
+    if got != want:
+        fail(f"{case} --histogram --json", f"{sorted(got.items())} != {sorted(want.items())}")
+
+
+# The CSV's columns: record, then those of a key, a bucket and a top event
+CSV_KEY = ["group", "key", "samples", "timed", "samples_pct", "time_pct", "total_ns",
+           "min_ns", "max_ns", "avg_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns",
+           "p99_9_ns", "idle"]
+CSV_BUCKET = ["low_ns", "high_ns", "count"]
+CSV_TOP = ["time_ns", "vcpu", "pid", "duration_ns", "rip"]
+CSV_FLOATS = ("samples_pct", "time_pct", "avg_ns", "stddev_ns")
+
+
+def csv_cell(field, cell):
+    """A CSV cell as the JSON value it stands for"""
+    if cell == "":
+        return None
+    if field == "idle":
+        return cell == "1"
+    if field in ("key", "rip"):
+        return cell
+    return float(cell) if field in CSV_FLOATS else int(cell)
+
+
+def csv_rows(case, text):
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    header = CSV_KEY + CSV_BUCKET + CSV_TOP
+    if lines[0].split(",") != ["record"] + header:
+        fail(case, f"header {lines[0]} != record,{','.join(header)}")
+    rows = {"key": [], "bucket": [], "top": []}
+    for r in csv.DictReader(io.StringIO("\n".join(lines))):
+        fields = {"key": CSV_KEY, "bucket": ["group", "key"] + CSV_BUCKET,
+                  "top": ["key"] + CSV_TOP}.get(r["record"])
+        if fields is None:
+            fail(case, f"a row of record {r['record']}")
+            continue
+        for field in header:
+            if field not in fields and r[field] != "":
+                fail(case, f"{r['record']} row fills {field}")
+        rows[r["record"]].append({f: csv_cell(f, r[f]) for f in fields})
+    return rows
+
+
+def json_as_csv(obj, fields):
+    """A JSON object as its CSV row: only those fields, absent ones None"""
+    return {f: obj.get(f) for f in fields}
 
 
 def check_csv(case, data, analysis):
-    js = report(data, ["--event", analysis])
-    text = report(data, ["--event", analysis, "--csv"], json_out=False)
-    rows = list(csv.DictReader(io.StringIO(
-        "\n".join(line for line in text.splitlines() if not line.startswith("#")))))
-    if [r["key"] for r in rows] != [k["key"] for k in js["keys"]]:
-        fail(f"{case} --csv", "keys differ from --json")
-    for r, k in zip(rows, js["keys"]):
-        for field in ("samples", "timed", "total_ns", "min_ns", "max_ns", "p50_ns", "p99.9_ns"):
-            if field in k and int(r[field]) != k[field]:
-                fail(f"{case} --csv", f"{k['key']} {field} {r[field]} != {k[field]}")
+    args = ["--event", analysis, "--top", "5", "--histogram"]
+    js = report(data, args)
+    text = report(data, args + ["--csv"], json_out=False)
+    case = f"{case} --csv"
+    rows = csv_rows(case, text)
+    want = [json_as_csv(k, CSV_KEY) for k in js["keys"]]
+    for got, k in zip(rows["key"], want):
+        for field in CSV_FLOATS:
+            if got[field] is not None and k[field] is not None and \
+               abs(got[field] - k[field]) < 1e-9:
+                got[field] = k[field]
+    if rows["key"] != want:
+        fail(case, f"keys {rows['key']} != the JSON's {want}")
+    want = [dict(group=k["group"], key=k["key"], **b) for k in js["keys"]
+            for b in k["histogram"]]
+    if rows["bucket"] != want:
+        fail(case, f"buckets {rows['bucket']} != the JSON's {want}")
+    want = [json_as_csv(o, ["key"] + CSV_TOP) for o in js["top"]]
+    if rows["top"] != want:
+        fail(case, f"top {rows['top']} != the JSON's {want}")
+    comments = dict(w.split("=", 1) for line in text.splitlines() if line.startswith("#")
+                    for w in line[1:].split())
+    span = {f: int(v) if v else None for f, v in comments.items() if f in js["span"]}
+    if comments.get("schema_version") != str(js["schema_version"]) or span != js["span"]:
+        fail(case, f"comments {comments} != the JSON's schema_version and span")
+
+
+def check_span(case, data, samples):
+    """span: the first and last kvm samples, and the header's times"""
+    js = report(data, ["--event", samples[0].analysis])
+    header, _ = read_truth(data)
+    times = [s.time for s in samples]
+    if js["span"]["first_sample_ns"] > min(times) or \
+       js["span"]["last_sample_ns"] < max(times):
+        fail(case, f"span {js['span']} does not hold the samples {min(times)}-{max(times)}")
+    if "header_first" in header and \
+       (js["span"]["header_first_sample_ns"], js["span"]["header_last_sample_ns"]) != \
+       (header["header_first"], header["header_last"]):
+        fail(case, f"span {js['span']} != the header's {header['header_first']}-"
+             f"{header['header_last']}")
 
 
 def cmd_report(data, scenario, tables):
@@ -338,6 +463,10 @@ def cmd_report(data, scenario, tables):
         fail(scenario, f"{data}.events has no sample")
     if tables:
         check_truth_table(data, events)
+    # vmx has exits under 1us: the histogram's nanosecond buckets are tested.
+    if scenario == "vmx" and not any(s.duration is not None and s.duration < 1000
+                                     for s in events):
+        fail(scenario, "no sample under 1us")
     for analysis in sorted({s.analysis for s in events}):
         everything = [s for s in events if s.analysis == analysis]
         case = f"{scenario} {analysis}"
@@ -379,6 +508,7 @@ def cmd_report(data, scenario, tables):
         check_top(case, data, analysis, everything, 5)
         check_histogram(case, data, analysis, everything)
         check_csv(case, data, analysis)
+        check_span(case, data, everything)
 
 
 def seconds(path):
@@ -395,7 +525,7 @@ def diff_side(path, analysis, secs):
     side = {}
     for key, samples in keys.items():
         st = key_stats(samples)
-        side[key] = {"rate": st["samples"] / secs,
+        side[key] = {"samples": st["samples"], "rate": st["samples"] / secs,
                      "avg": st["total_ns"] / st["timed"] / 1000 if st["timed"] else None,
                      "p99": st["p99_ns"] / 1000 if st["timed"] else None,
                      "exact": st["timed"] <= EXACT_MAX}
@@ -427,6 +557,7 @@ def cmd_diff(old, new, analysis):
             if abs(float(got) - want) > 2e-6:
                 fail(case, f"span {got}s, expected {want:.6f}s")
     o_keys, n_keys = diff_side(old, analysis, o_s), diff_side(new, analysis, n_s)
+    check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s)
     rows = {line.split()[0].partition("/")[0]: line.split()
             for line in out.splitlines()[6:] if line.strip() and not line.startswith("Sorted")}
     if set(rows) != set(o_keys) | set(n_keys):
@@ -462,6 +593,71 @@ def cmd_diff(old, new, analysis):
                 if cells[2] != expected_change(ow, nw):
                     fail(case, f"{key} rate change: {cells[2]}, expected "
                          f"{expected_change(ow, nw)}")
+
+
+def diff_change(old, new):
+    """The JSON's change in percent: None where the table shows no number"""
+    if old is None or new is None or (old == 0 and new != 0):
+        return None
+    return 0.0 if old == 0 else (new - old) * 100 / old
+
+
+def close(got, want, rel):
+    if got is None or want is None:
+        return got is None and want is None
+    return abs(got - want) <= rel * abs(want) + 1e-6
+
+
+def check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s):
+    args = ["kvm-events", "diff", "--event", analysis, old, new]
+    js = json.loads(perf(args + ["--json"]))
+    case += " --json"
+    if js["schema_version"] != 1 or js["analysis"] != analysis:
+        fail(case, f"schema_version {js['schema_version']}, analysis {js['analysis']}")
+    for side, path, secs in (("old", old, o_s), ("new", new, n_s)):
+        if js[side]["input"] != path or not close(js[side]["seconds"], secs, 1e-5):
+            fail(case, f"{side} {js[side]}, expected {path} over {secs:.6f}s")
+    got_keys = [k["key"].partition("/")[0] for k in js["keys"]]
+    if sorted(got_keys) != sorted(set(o_keys) | set(n_keys)):
+        fail(case, f"keys {got_keys}")
+        return
+    for k, name in zip(js["keys"], got_keys):
+        sides = []
+        for side, truth in (("old", o_keys.get(name)), ("new", n_keys.get(name))):
+            got = k[side]
+            sides.append(truth)
+            if truth is None:
+                if got is not None:
+                    fail(case, f"{name} {side}: {got}, expected null")
+                continue
+            p99 = truth["p99"] * 1000 if truth["p99"] is not None else None
+            ok = (got is not None and got["samples"] == truth["samples"] and
+                  close(got["samples_per_s"], truth["rate"], 1e-4) and
+                  close(got["avg_ns"], truth["avg"] * 1000 if truth["avg"] else None, 1e-9) and
+                  close(got["p99_ns"], p99, 0 if truth["exact"] else BOUND))
+            if not ok:
+                fail(case, f"{name} {side}: {got}, expected {truth}")
+        o, n = sides
+        if all(t is None or t["exact"] for t in sides):
+            for field, what in (("avg_change_pct", "avg"), ("p99_change_pct", "p99")):
+                want = diff_change(o and o[what], n and n[what])
+                if not close(k[field], want, 1e-6):
+                    fail(case, f"{name} {field} {k[field]}, expected {want}")
+    rows = list(csv.DictReader(io.StringIO("\n".join(
+        line for line in perf(args + ["--csv"]).splitlines() if not line.startswith("#")))))
+    for r, k in zip(rows, js["keys"]):
+        flat = {"key": k["key"]}
+        for side in ("old", "new"):
+            for field in ("samples", "samples_per_s", "avg_ns", "p99_ns"):
+                flat[f"{side}_{field}"] = k[side][field] if k[side] else None
+        for field in ("samples_per_s_change_pct", "avg_change_pct", "p99_change_pct",
+                      "time_per_s_change_ns"):
+            flat[field] = k[field]
+        cells = {f: (None if v == "" else v if f == "key" else float(v)) for f, v in r.items()}
+        if cells != flat:
+            fail(case.replace("--json", "--csv"), f"{cells} != the JSON's {flat}")
+    if len(rows) != len(js["keys"]):
+        fail(case.replace("--json", "--csv"), f"{len(rows)} rows, {len(js['keys'])} keys")
 
 
 def cmd_accounting(data, script_samples, args):
@@ -505,10 +701,121 @@ def cmd_lost(data, args):
         fail(case, f"the footer does not say 'Lost events:{lost}, in {chunks} chunks.'")
 
 
+JSON_TYPES = {
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+}
+FIELD_RE = re.compile(r"^(\S+):: (" + "|".join(JSON_TYPES) + r")( or null)?[,.]")
+
+
+def read_schema(doc):
+    """The man page's JSON AND CSV OUTPUT: {"Report": {path: field}, "Diff": ...}"""
+    with open(doc) as f:
+        lines = f.read().split("\nJSON AND CSV OUTPUT\n", 1)[1].split("\nEXAMPLES\n")[0]
+    schemas, fields, field = {}, None, None
+    lines = lines.splitlines()
+    for i, line in enumerate(lines):
+        if i + 1 < len(lines) and lines[i + 1].startswith("~~~"):
+            # CSV's subsection has no field list of its own.
+            fields = schemas.setdefault(line.split()[0], {}) if line.endswith(" JSON") else None
+            continue
+        m = FIELD_RE.match(line)
+        if fields is not None and m:
+            field = fields[m.group(1)] = {"type": m.group(2), "null": bool(m.group(3)),
+                                          "text": line}
+        elif field and line.startswith("\t"):
+            field["text"] += " " + line.strip()
+        elif not line.startswith("~~~"):
+            field = None
+    for fields in schemas.values():
+        for f in fields.values():
+            f["always"] = " Only " not in f["text"]
+    return schemas
+
+
+def documented(fields, path):
+    """The documented field of a path; <name> in the man page stands for any name"""
+    if path in fields:
+        return fields[path]
+    parent, _, _ = path.rpartition(".")
+    for name, f in fields.items():
+        wild = name.startswith(parent + ".<") and name.endswith(">")
+        if wild and "." not in name[len(parent) + 1:]:
+            return f
+    return None
+
+
+def walk(value, path, objects):
+    """Every object of a JSON value, by its path: objects[path] = [dict, ...]"""
+    if isinstance(value, dict):
+        objects.setdefault(path, []).append(value)
+        for name, v in value.items():
+            walk(v, f"{path}.{name}" if path else name, objects)
+    elif isinstance(value, list):
+        for v in value:
+            walk(v, path + "[]", objects)
+
+
+def check_schema(case, fields, outputs):
+    """outputs: JSON objects; their fields must be those documented, typed as said"""
+    seen = set()
+    for out in outputs:
+        objects = {}
+        walk(out, "", objects)
+        for parent, instances in objects.items():
+            for obj in instances:
+                for name, value in obj.items():
+                    path = f"{parent}.{name}" if parent else name
+                    if not re.fullmatch(r"[a-z0-9_]+", name):
+                        fail(case, f"{path}: not a jq identifier")
+                    f = documented(fields, path)
+                    if f is None:
+                        fail(case, f"{path}: not documented")
+                        continue
+                    seen.add(id(f))
+                    if not (JSON_TYPES[f["type"]](value) or (value is None and f["null"])):
+                        fail(case, f"{path}: {value!r} is no {f['type']}"
+                             f"{' or null' if f['null'] else ''}")
+        for path, f in fields.items():
+            parent, _, name = path.rpartition(".")
+            if f["always"] and not name.startswith("<"):
+                for obj in objects.get(parent, []):
+                    if name not in obj:
+                        fail(case, f"{path}: missing from an object of {parent or 'the top'}")
+    for path, f in fields.items():
+        if id(f) not in seen:
+            fail(case, f"{path}: documented, never seen")
+
+
+def cmd_schema(doc, data, old, new):
+    schemas = read_schema(doc)
+    if sorted(schemas) != ["Diff", "Report"]:
+        fail(doc, f"JSON AND CSV OUTPUT has the sections {sorted(schemas)}")
+        return
+    pid = str(read_events(data)[0].pid)
+    reports = [report(data, args) for args in (
+        ["--stats"], ["--top", "3", "--histogram", "--event", "mmio"],
+        ["--per-vcpu", "--top", "3", "--histogram", "--vcpu", "0-3", "-p", pid,
+         "--duration", "1", "--time", "0,"])]
+    check_schema("report --json", schemas["Report"], reports)
+    # p99_9_ns is reached by name, as jq '.keys[0].p99_9_ns' does.
+    if not isinstance(reports[0]["keys"][0]["p99_9_ns"], int):
+        fail("report --json", "keys[0].p99_9_ns is no integer")
+    diffs = [json.loads(perf(["kvm-events", "diff", "--json", a, b]))
+             for a, b in ((data, old), (data, new))]
+    check_schema("diff --json", schemas["Diff"], diffs)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd in ("table", "options"):
         cmd_report(args[0], args[1], cmd == "table")
+    elif cmd == "schema":
+        cmd_schema(*args[:4])
     elif cmd == "diff":
         cmd_diff(args[0], args[1], args[2])
     elif cmd == "accounting":
