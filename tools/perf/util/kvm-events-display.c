@@ -187,6 +187,44 @@ static int column_width(const struct kvm_events_column *col)
 	return col->kind == COLUMN_COUNT ? 10 : col->kind == COLUMN_SHARE ? 13 : 14;
 }
 
+/* The original layout's width of the key column, and its least */
+#define KEY_WIDTH	20
+/* Digits a time may take in its unit before it moves to the next one */
+#define TIME_DIGITS	12
+
+/*
+ * A time in us, as the original layout has it, unless it would take more
+ * than TIME_DIGITS: then in ms or s, so that the cell keeps its @width.
+ */
+static void print_time(double ns, int width, FILE *fp)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char digits[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		snprintf(digits, sizeof(digits), "%.2f", ns / units[i].ns);
+		if (strlen(digits) <= TIME_DIGITS)
+			break;
+	}
+	if (i == ARRAY_SIZE(units))
+		i--;
+	fprintf(fp, " %*s%s", width - (int)strlen(units[i].unit), digits, units[i].unit);
+}
+
+/* The key column fits the longest of @keys' names, and is at least KEY_WIDTH */
+static int key_width(struct kvm_events_key **keys, size_t nr)
+{
+	int width = KEY_WIDTH;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		width = max_t(int, width, strlen(keys[i]->name));
+	return width;
+}
+
 static void print_cell(const struct kvm_events_column *col, struct kvm_events_key *key,
 		       const struct table_totals *totals, FILE *fp)
 {
@@ -201,32 +239,32 @@ static void print_cell(const struct kvm_events_column *col, struct kvm_events_ke
 	else if (col->kind == COLUMN_SHARE)
 		fprintf(fp, " %*.2f%%", width - 1, column_value(col, key, totals));
 	else
-		fprintf(fp, " %*.2fus", width - 2, column_value(col, key, totals) / 1000);
+		print_time(column_value(col, key, totals), width, fp);
 }
 
-static void print_header(const struct kvm_events_display *d, FILE *fp)
+static void print_header(const struct kvm_events_display *d, int width, FILE *fp)
 {
 	int i;
 
-	fprintf(fp, "%20s", kvm_events_analysis__column(d->report->analysis));
+	fprintf(fp, "%*s", width, kvm_events_analysis__column(d->report->analysis));
 	for (i = 0; i < d->view->nr_columns; i++) {
 		const struct kvm_events_column *col = d->view->columns[i];
-		int width = column_width(col);
+		int cell = column_width(col);
 
 		/* That layout's last header, "Avg time", stands out by one. */
 		if (i == d->view->nr_columns - 1 && col->kind == COLUMN_TIME)
-			width++;
-		fprintf(fp, " %*s", width, col->header);
+			cell++;
+		fprintf(fp, " %*s", cell, col->header);
 	}
 	fprintf(fp, "\n\n");
 }
 
 static void print_row(const struct kvm_events_display *d, struct kvm_events_key *key,
-		      const struct table_totals *totals, FILE *fp)
+		      const struct table_totals *totals, int width, FILE *fp)
 {
 	int i;
 
-	fprintf(fp, "%20s", key->name);
+	fprintf(fp, "%*s", width, key->name);
 	for (i = 0; i < d->view->nr_columns; i++)
 		print_cell(d->view->columns[i], key, totals, fp);
 	fprintf(fp, "\n");
@@ -275,35 +313,64 @@ static const char *comm_of(const struct kvm_events_display *d, u32 pid)
 		comm = thread__comm_str(thread);
 		thread__put(thread);
 	}
-	return comm ? comm : "?";
+	return comm;
 }
 
+static bool is_number(const char *list)
+{
+	return strspn(list, "0123456789") == strlen(list);
+}
+
+/* "VM pid 4242 (qemu-system-x86)", without the comm when it is unknown */
+static void print_vm(const struct kvm_events_display *d, u32 pid, FILE *fp)
+{
+	const char *comm = comm_of(d, pid);
+
+	fprintf(fp, "VM pid %u", pid);
+	if (comm)
+		fprintf(fp, " (%s)", comm);
+}
+
+/* The vcpus --vcpu shows, after @sep; nothing when it shows all */
+static void print_vcpus_shown(const struct kvm_events_display *d, const char *sep, FILE *fp)
+{
+	const char *vcpus = d->view->vcpus;
+
+	if (vcpus)
+		fprintf(fp, "%s%s %s", sep, is_number(vcpus) ? "VCPU" : "VCPUs", vcpus);
+}
+
+/* Which VMs and vcpus the table shows: its group's, or the filters' */
 static void print_title(const struct kvm_events_display *d, struct kvm_events_key **keys,
 			size_t nr, FILE *fp)
 {
 	u32 group = nr ? keys[0]->group : 0;
+	const char *pids = d->view->pids;
 
+	fprintf(fp, "Analyze events for ");
 	switch (nr ? d->report->opts.group : KVM_EVENTS_GROUP_NONE) {
 	case KVM_EVENTS_GROUP_VCPU:
+		print_vm(d, keys[0]->pid, fp);
 		if (group == KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "Analyze events for threads without a known VCPU id:\n\n");
+			fprintf(fp, " threads without a known VCPU id");
 		else
-			fprintf(fp, "Analyze events for VCPU %u:\n\n", group);
-		return;
+			fprintf(fp, " VCPU %u", group);
+		break;
 	case KVM_EVENTS_GROUP_VM:
-		fprintf(fp, "Analyze events for VM pid %u (%s):\n\n", group,
-			comm_of(d, group));
-		return;
+		print_vm(d, group, fp);
+		print_vcpus_shown(d, ", ", fp);
+		break;
 	case KVM_EVENTS_GROUP_NONE:
 	default:
+		if (pids)
+			fprintf(fp, "VM %s %s, ", is_number(pids) ? "pid" : "pids", pids);
+		if (d->view->vcpus)
+			print_vcpus_shown(d, "", fp);
+		else
+			fprintf(fp, "all VCPUs");
 		break;
 	}
-	if (!d->view->vcpus)
-		fprintf(fp, "Analyze events for all VCPUs:\n\n");
-	else if (strspn(d->view->vcpus, "0123456789") == strlen(d->view->vcpus))
-		fprintf(fp, "Analyze events for VCPU %s:\n\n", d->view->vcpus);
-	else
-		fprintf(fp, "Analyze events for VCPUs %s:\n\n", d->view->vcpus);
+	fprintf(fp, ":\n\n");
 }
 
 static bool is_idle(const struct kvm_events_display *d, const struct kvm_events_key *key)
@@ -312,26 +379,49 @@ static bool is_idle(const struct kvm_events_display *d, const struct kvm_events_
 	       kvm_events_analysis__is_idle(d->report->analysis, key->key);
 }
 
-/* Prints keys[0..nr) whose idleness is @idle, as one table. */
-static void print_rows(const struct kvm_events_display *d, struct kvm_events_key **keys,
-		       size_t nr, bool idle, FILE *fp)
+/* Samples% stays a share of every sample, idle or not; Time% is not. */
+static void rows_totals(const struct kvm_events_display *d, struct kvm_events_key **keys,
+			size_t nr, bool idle, struct table_totals *totals)
 {
-	struct table_totals totals = { 0, 0 };
 	size_t i;
 
+	totals->samples = totals->total_ns = 0;
 	for (i = 0; i < nr; i++) {
-		/* Samples% stays a share of every sample, idle or not. */
-		totals.samples += keys[i]->samples;
+		totals->samples += keys[i]->samples;
 		if (is_idle(d, keys[i]) == idle)
-			totals.total_ns += keys[i]->total_ns;
+			totals->total_ns += keys[i]->total_ns;
 	}
+}
+
+static void print_total(const struct table_totals *totals, FILE *fp)
+{
+	fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
+		totals->samples, (double)totals->total_ns / 1000);
+}
+
+/*
+ * The total of a report of one table is the first line of its footer,
+ * which comes after every table, --top's too.
+ */
+static bool total_in_footer(const struct kvm_events_display *d)
+{
+	return d->report->opts.top && d->report->opts.group == KVM_EVENTS_GROUP_NONE;
+}
+
+/* Prints keys[0..nr) whose idleness is @idle, as one table. */
+static void print_rows(const struct kvm_events_display *d, struct kvm_events_key **keys,
+		       size_t nr, bool idle, int width, FILE *fp)
+{
+	struct table_totals totals;
+	size_t i;
+
+	rows_totals(d, keys, nr, idle, &totals);
 	for (i = 0; i < nr; i++) {
 		if (is_idle(d, keys[i]) == idle)
-			print_row(d, keys[i], &totals, fp);
+			print_row(d, keys[i], &totals, width, fp);
 	}
-	if (!idle)
-		fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
-			totals.samples, (double)totals.total_ns / 1000);
+	if (!idle && !total_in_footer(d))
+		print_total(&totals, fp);
 }
 
 static bool has_idle(const struct kvm_events_display *d, struct kvm_events_key **keys,
@@ -347,19 +437,19 @@ static bool has_idle(const struct kvm_events_display *d, struct kvm_events_key *
 }
 
 static void print_table(const struct kvm_events_display *d, struct kvm_events_key **keys,
-			size_t nr, FILE *fp)
+			size_t nr, int width, FILE *fp)
 {
 	size_t i;
 
 	fprintf(fp, "\n\n");
 	print_title(d, keys, nr, fp);
-	print_header(d, fp);
-	print_rows(d, keys, nr, false, fp);
+	print_header(d, width, fp);
+	print_rows(d, keys, nr, false, width, fp);
 	if (has_idle(d, keys, nr)) {
 		fprintf(fp,
 			"\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
-		print_header(d, fp);
-		print_rows(d, keys, nr, true, fp);
+		print_header(d, width, fp);
+		print_rows(d, keys, nr, true, width, fp);
 	}
 	for (i = 0; d->report->opts.histogram && i < nr; i++)
 		print_histogram(keys[i], fp);
@@ -382,17 +472,32 @@ static void print_no_samples(const struct kvm_events_display *d, FILE *fp)
 	fprintf(fp, "%s.\n", *sep ? "" : " none");
 }
 
+/* The key column of --top fits the longest name it lists. */
+static int top_key_width(const struct kvm_events_report *r)
+{
+	char name[KVM_EVENTS_NAME_LEN];
+	int width = KEY_WIDTH;
+	u32 i;
+
+	for (i = 0; i < r->nr_top; i++) {
+		kvm_events_analysis__key_name(r->analysis, r->top[i].key, name, sizeof(name));
+		width = max_t(int, width, strlen(name));
+	}
+	return width;
+}
+
 static void print_top(const struct kvm_events_display *d, FILE *fp)
 {
 	const struct kvm_events_report *r = d->report;
+	int width = top_key_width(r);
 	u32 i;
 
-	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %20s %15s %18s\n\n",
-		r->nr_top, "Time", "VCPU", "PID",
+	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %8s %*s %15s %18s\n\n",
+		r->nr_top, "Time", "VCPU", "PID", "TID", width,
 		kvm_events_analysis__column(r->analysis), "Duration", "Guest RIP");
 	for (i = 0; i < r->nr_top; i++) {
 		const struct kvm_events_outlier *o = &r->top[i];
-		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN];
+		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN], rip[24];
 
 		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
 		timestamp__scnprintf_usec(o->time, time, sizeof(time));
@@ -400,15 +505,28 @@ static void print_top(const struct kvm_events_display *d, FILE *fp)
 			snprintf(vcpu, sizeof(vcpu), "?");
 		else
 			snprintf(vcpu, sizeof(vcpu), "%u", o->vcpu);
-		fprintf(fp, "%16s %10s %8u %20s %13.2fus %#18" PRIx64 "\n", time,
-			vcpu, o->pid, name,
-			(double)o->duration / 1000, o->rip);
+		/* 0x0 too: the column is hex whatever the value */
+		snprintf(rip, sizeof(rip), "0x%" PRIx64, o->rip);
+		fprintf(fp, "%16s %10s %8u %8u %*s", time, vcpu, o->pid, o->tid, width, name);
+		if (o->timed)
+			print_time(o->duration, 15, fp);
+		else
+			fprintf(fp, " %15s", "-");
+		fprintf(fp, " %18s\n", rip);
 	}
 }
 
-static void print_footer(const struct kvm_events_display *d, FILE *fp)
+static void print_footer(const struct kvm_events_display *d, struct kvm_events_key **keys,
+			 size_t nr, FILE *fp)
 {
 	const struct kvm_events_totals *t = &d->report->totals;
+
+	if (total_in_footer(d)) {
+		struct table_totals totals;
+
+		rows_totals(d, keys, nr, false, &totals);
+		print_total(&totals, fp);
+	}
 
 	if (!t->keyed)
 		print_no_samples(d, fp);
@@ -436,21 +554,27 @@ static void print_footer(const struct kvm_events_display *d, FILE *fp)
 		t->unused, t->no_memory);
 }
 
+static bool same_group(const struct kvm_events_key *a, const struct kvm_events_key *b)
+{
+	return a->group == b->group && a->pid == b->pid;
+}
+
 void kvm_events_display__tables(const struct kvm_events_display *d,
 				struct kvm_events_key **keys, size_t nr, FILE *fp)
 {
 	size_t start = 0, end;
+	int width = key_width(keys, nr);
 
 	/* Sorted by group first: one table per run of equal groups. */
 	do {
-		for (end = start; end < nr && keys[end]->group == keys[start]->group; end++)
+		for (end = start; end < nr && same_group(keys[end], keys[start]); end++)
 			;
-		print_table(d, keys + start, end - start, fp);
+		print_table(d, keys + start, end - start, width, fp);
 		start = end;
 	} while (start < nr);
 	if (d->report->opts.top)
 		print_top(d, fp);
-	print_footer(d, fp);
+	print_footer(d, keys, nr, fp);
 }
 
 static const char * const sort_names[] = {
@@ -501,6 +625,23 @@ static const char * const group_names[] = {
 	[KVM_EVENTS_GROUP_VM]	= "vm",
 };
 
+/* A --per-vcpu key's vcpu: its VM's pid and comm, and its id */
+static void json_vcpu(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		      FILE *fp)
+{
+	const char *comm = comm_of(d, key->pid);
+
+	fprintf(fp, ", \"pid\": %u, \"comm\": ", key->pid);
+	if (comm)
+		json_string(comm, fp);
+	else
+		fprintf(fp, "null");
+	if (key->group == KVM_EVENTS_NO_VCPU)
+		fprintf(fp, ", \"vcpu\": null");
+	else
+		fprintf(fp, ", \"vcpu\": %u", key->group);
+}
+
 /* Every statistic of a key: times in ns, exact integers where they are */
 static void json_key(const struct kvm_events_display *d, struct kvm_events_key *key,
 		     const struct table_totals *totals, FILE *fp)
@@ -511,6 +652,8 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 	else
 		fprintf(fp, "    {\"group\": %u, \"key\": ", key->group);
 	json_string(key->name, fp);
+	if (d->report->opts.group == KVM_EVENTS_GROUP_VCPU)
+		json_vcpu(d, key, fp);
 	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
 		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
 		key->samples, key->timed, col_samples_share(key, totals),
@@ -554,10 +697,10 @@ static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
 {
 	size_t j;
 
-	if (i && keys[i - 1]->group == keys[i]->group)
+	if (i && same_group(keys[i - 1], keys[i]))
 		return;
 	totals->samples = totals->total_ns = 0;
-	for (j = i; j < nr && keys[j]->group == keys[i]->group; j++) {
+	for (j = i; j < nr && same_group(keys[j], keys[i]); j++) {
 		totals->samples += keys[j]->samples;
 		totals->total_ns += keys[j]->total_ns;
 	}
@@ -580,10 +723,13 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 			fprintf(fp, "null");
 		else
 			fprintf(fp, "%u", o->vcpu);
-		fprintf(fp, ", \"pid\": %u, \"key\": ", o->pid);
+		fprintf(fp, ", \"pid\": %u, \"tid\": %u, \"key\": ", o->pid, o->tid);
 		json_string(name, fp);
-		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": \"%#" PRIx64 "\"}",
-			o->duration, o->rip);
+		if (o->timed)
+			fprintf(fp, ", \"duration_ns\": %" PRIu64, o->duration);
+		else
+			fprintf(fp, ", \"duration_ns\": null");
+		fprintf(fp, ", \"rip\": \"0x%" PRIx64 "\"}", o->rip);
 	}
 	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
 }
@@ -638,6 +784,29 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 	fprintf(fp, "}\n}\n");
 }
 
+/* A --per-vcpu key's pid, comm (quoted if it must be) and vcpu id */
+static void csv_vcpu(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		     FILE *fp)
+{
+	const char *comm = comm_of(d, key->pid) ?: "", *c;
+
+	fprintf(fp, ",%u,", key->pid);
+	if (strpbrk(comm, ",\"\n")) {
+		fputc('"', fp);
+		for (c = comm; *c; c++) {
+			if (*c == '"')
+				fputc('"', fp);
+			fputc(*c, fp);
+		}
+		fputc('"', fp);
+	} else {
+		fputs(comm, fp);
+	}
+	fputc(',', fp);
+	if (key->group != KVM_EVENTS_NO_VCPU)
+		fprintf(fp, "%u", key->group);
+}
+
 /* One row per key; the totals and filters come first as # comments. */
 static void print_csv(const struct kvm_events_display *d, struct kvm_events_key **keys,
 		      size_t nr, FILE *fp)
@@ -662,7 +831,8 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order);
 	fprintf(fp,
-		"group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle\n");
+		"group,key,samples,timed,samples_pct,time_pct,total_ns,min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,idle%s\n",
+		d->report->opts.group == KVM_EVENTS_GROUP_VCPU ? ",pid,comm,vcpu" : "");
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_key *key = keys[i];
 
@@ -689,8 +859,11 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 				kvm_events_key__percentile(key, 99.9));
 		else
 			fprintf(fp, ",,,,");
-		fprintf(fp, ",%d\n",
+		fprintf(fp, ",%d",
 			kvm_events_analysis__is_idle(d->report->analysis, key->key));
+		if (d->report->opts.group == KVM_EVENTS_GROUP_VCPU)
+			csv_vcpu(d, key, fp);
+		fprintf(fp, "\n");
 	}
 }
 
@@ -757,7 +930,7 @@ static void print_value(double value, bool has, const char *unit, FILE *fp)
 }
 
 static void print_diff_row(const struct diff_row *row, double old_s,
-			   double new_s, FILE *fp)
+			   double new_s, int width, FILE *fp)
 {
 	const struct kvm_events_key *o = row->old, *n = row->new;
 	bool o_timed = o && o->timed, n_timed = n && n->timed;
@@ -768,7 +941,7 @@ static void print_diff_row(const struct diff_row *row, double old_s,
 	double o_p99 = o_timed ? kvm_events_key__percentile(o, 99) / 1000.0 : 0;
 	double n_p99 = n_timed ? kvm_events_key__percentile(n, 99) / 1000.0 : 0;
 
-	fprintf(fp, "%20s", row->name);
+	fprintf(fp, "%*s", width, row->name);
 	print_value(o_rate, o && old_s > 0, "", fp);
 	print_value(n_rate, n && new_s > 0, "", fp);
 	print_change(o_rate, n_rate, o && old_s > 0, n && new_s > 0, fp);
@@ -810,6 +983,7 @@ int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 	struct kvm_events_key **o, **n;
 	size_t nr_o, nr_n, nr, i;
 	struct diff_row *rows;
+	int width = KEY_WIDTH;
 
 	o = kvm_events_report__sorted(old->report, KVM_EVENTS_SORT_NAME, &nr_o);
 	n = kvm_events_report__sorted(new->report, KVM_EVENTS_SORT_NAME, &nr_n);
@@ -828,12 +1002,14 @@ int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 
 	fprintf(fp, "\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input,
 		old_s, new->input, new_s);
-	fprintf(fp, "%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
+	for (i = 0; i < nr; i++)
+		width = max_t(int, width, strlen(rows[i].name));
+	fprintf(fp, "%*s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n", width,
 		kvm_events_analysis__column(old->report->analysis),
 		"Samples/s", "Samples/s", "Change", "Avg time", "Avg time",
 		"Change", "p99", "p99", "Change");
 	for (i = 0; i < nr; i++)
-		print_diff_row(&rows[i], old_s, new_s, fp);
+		print_diff_row(&rows[i], old_s, new_s, width, fp);
 	fprintf(fp, "\nSorted by the change of the time spent per second of recording.\n");
 	free(o);
 	free(n);
@@ -846,24 +1022,26 @@ void kvm_events_display__interval(const struct kvm_events_display *d,
 				  double seconds, FILE *fp)
 {
 	struct table_totals totals = { 0, 0 };
+	int width = key_width(keys, nr);
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
 		totals.samples += keys[i]->samples;
 		totals.total_ns += keys[i]->total_ns;
 	}
-	fprintf(fp, "Last %.1fs:\n\n%20s %10s %13s %13s %15s\n\n", seconds,
+	fprintf(fp, "Last %.1fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
 		kvm_events_analysis__column(d->report->analysis), "Samples",
 		"Samples%", "Time%", "Avg time");
 	for (i = 0; i < nr; i++) {
-		fprintf(fp, "%20s %10" PRIu64 " %12.2f%%", keys[i]->name,
+		fprintf(fp, "%*s %10" PRIu64 " %12.2f%%", width, keys[i]->name,
 			keys[i]->samples, col_samples_share(keys[i], &totals));
-		if (keys[i]->timed)
-			fprintf(fp, " %12.2f%% %12.2fus\n",
-				col_time_share(keys[i], &totals),
-				col_avg(keys[i], &totals) / 1000);
-		else
+		if (keys[i]->timed) {
+			fprintf(fp, " %12.2f%%", col_time_share(keys[i], &totals));
+			print_time(col_avg(keys[i], &totals), 14, fp);
+			fprintf(fp, "\n");
+		} else {
 			fprintf(fp, " %13s %14s\n", "-", "-");
+		}
 	}
 	fprintf(fp, "\nSamples:%" PRIu64 " in the last interval.\n", totals.samples);
 }

@@ -2,9 +2,10 @@
 """The one oracle of the kvm-events shell tests: kvmgen's ground truth.
 
 kvmgen writes, beside each recording FILE, FILE.events (one line per
-sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip")
-and FILE.truth (comment lines with the samples of each tracepoint and the
-losses, then "analysis vcpu key samples paired total_ns" per key).  Every
+sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip
+tid") and FILE.truth (comment lines with the samples of each tracepoint,
+the losses and each VM's pid and comm, then "analysis vcpu key samples
+paired total_ns" per key).  Every
 expected value below is derived from those two files alone, never from
 another perf output, and compared with `perf kvm-events report --json`
 (and the table, --csv, --top and --histogram where those are what is
@@ -17,7 +18,12 @@ documented 0.4%.
         all vcpus and for vcpu 1, sorted by samples and by time
   kvm_events_check.py options FILE NAME
         every analysis of FILE with --stats, --vcpu, --duration, --time,
-        -p, --per-vcpu, --per-vm, every --key, --top, --histogram, --csv
+        -p, --per-vcpu, --per-vm, every --key, --top, --histogram, --csv;
+        with two VMs, -p with --vcpu, and --per-vcpu's (pid, vcpu) tables
+  kvm_events_check.py columns FILE ANALYSIS [REPORT OPTION...]
+        every table of the report has rows as wide as its header, cells
+        that end where their header ends, and a key column as wide as the
+        longest key, at least 20
   kvm_events_check.py diff OLD NEW ANALYSIS
         perf kvm-events diff: rates, average and p99 times of every key
   kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
@@ -67,6 +73,7 @@ class Sample:
         self.time = int(f[4])
         self.duration = None if f[5] == "-" else int(f[5])
         self.rip = int(f[6], 16)
+        self.tid = int(f[7])
 
 
 def read_events(data):
@@ -88,6 +95,17 @@ def read_truth(data):
                 continue
             table[(words[0], words[1], words[2])] = tuple(int(w) for w in words[3:6])
     return header, table
+
+
+def read_comms(data):
+    """Each VM's comm, by pid: the .truth's "# vm pid P comm C" lines."""
+    comms = {}
+    with open(data + ".truth") as f:
+        for line in f:
+            words = line.split()
+            if words[:3] == ["#", "vm", "pid"]:
+                comms[int(words[3])] = words[5]
+    return comms
 
 
 def check_truth_table(data, events):
@@ -184,13 +202,29 @@ def untimed_of(samples):
                if s.duration is None and (s.analysis, s.key) not in NO_TIME_KEYS)
 
 
+def vcpu_of(comms):
+    """--per-vcpu's group: the VM's pid and comm, and the vcpu id."""
+    return lambda s: (s.pid, comms[s.pid], s.vcpu)
+
+
+def got_group(k, per_vcpu):
+    if not per_vcpu:
+        return k["group"]
+    if k["group"] != k["vcpu"]:
+        fail("--per-vcpu", f"{k['key']}: group {k['group']} != vcpu {k['vcpu']}")
+    return (k["pid"], k["comm"], k["vcpu"])
+
+
 def check(case, data, args, selected, everything, group_of=None):
     """Run the report with args; selected are the samples it must keep."""
     got = strip_names(case, report(data, args))
     groups = {}
     for s in selected:
         groups.setdefault((group_of(s) if group_of else 0, s.key), []).append(s)
-    got_keys = {(k["group"], k["key"]): k for k in got["keys"]}
+    per_vcpu = "--per-vcpu" in args
+    got_keys = {(got_group(k, per_vcpu), k["key"]): k for k in got["keys"]}
+    if len(got_keys) != len(got["keys"]):
+        fail(case, "two keys of the same group have the same name")
     if set(got_keys) != set(groups):
         fail(case, f"keys {sorted(got_keys)} != {sorted(groups)}")
         return got
@@ -227,12 +261,14 @@ def expected_table(analysis, vcpu, sort, selected, filtered):
     untimed = untimed_of(selected)
     head = ("Analyze events for all VCPUs:" if vcpu == "all"
             else f"Analyze events for VCPU {vcpu}:")
+    # The key column fits the longest key, and is at least 20 wide.
+    width = max([20] + [len(k) for k in keys])
     out = [f"\n\n{head}\n\n",
-           "%20s %10s %13s %13s %15s\n\n" % (COLUMNS[analysis], "Samples", "Samples%",
-                                              "Time%", "Avg time")]
+           "%*s %10s %13s %13s %15s\n\n" % (width, COLUMNS[analysis], "Samples", "Samples%",
+                                             "Time%", "Avg time")]
     for k in order:
         smp, paired, ns = keys[k]
-        out.append("%20s %10d %12.2f%%" % (k, smp, smp * 100 / keyed if keyed else 0))
+        out.append("%*s %10d %12.2f%%" % (width, k, smp, smp * 100 / keyed if keyed else 0))
         if paired == 0:
             out.append(" %13s %14s\n" % ("-", "-"))
         else:
@@ -287,15 +323,44 @@ def check_sort(case, data, analysis, samples):
             fail(f"{case} --key {sort}", f"order {got} != {want}")
 
 
+def time_cell(ns):
+    """A time as the tables print it: in us, or ms or s past 12 digits."""
+    for unit, div in (("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+        digits = "%.2f" % (ns / div)
+        if len(digits) <= 12:
+            break
+    return digits + unit
+
+
 def check_top(case, data, analysis, samples, n):
+    """The slowest events, with their time, vcpu, pid, tid and guest rip
+    as .events has them, then one footer, after every table.  Those cut
+    off from their begin or end come after the timed ones, by time."""
+    case = f"{case} --top {n}"
     text = report(data, ["--event", analysis, "--top", str(n)], json_out=False)
-    rows = text.split("Slowest")[1].strip().splitlines()[4:4 + n]
-    got = [(r.split()[3].partition("/")[0], r.split()[4], int(r.split()[5], 16)) for r in rows]
     timed = sorted((s for s in samples if s.duration is not None),
-                   key=lambda s: (-s.duration, s.time))[:n]
-    want = [(s.key, f"{s.duration / 1000:.2f}us", s.rip) for s in timed]
+                   key=lambda s: (-s.duration, s.time))
+    timed = (timed + sorted((s for s in samples if s.duration is None and
+                             (s.analysis, s.key) not in NO_TIME_KEYS),
+                            key=lambda s: s.time))[:n]
+    head, _, top = text.partition("\nSlowest ")
+    lines = top.splitlines()
+    if not lines or lines[0] != f"{len(timed)} events:":
+        fail(case, f"'Slowest {lines[0] if lines else ''}' != 'Slowest {len(timed)} events:'")
+        return
+    rows, footer = lines[4:4 + len(timed)], lines[4 + len(timed):]
+    got = [tuple(r.split()) for r in rows]
+    want = [(f"{s.time // 10**9}.{s.time % 10**9 // 1000:06d}",
+             "?" if s.vcpu is None else str(s.vcpu), str(s.pid), str(s.tid),
+             s.key, "-" if s.duration is None else time_cell(s.duration),
+             f"0x{s.rip:x}") for s in timed]
+    got = [g[:4] + (g[4].partition("/")[0],) + g[5:] for g in got]
     if got != want:
-        fail(f"{case} --top {n}", f"{got} != {want}")
+        fail(case, f"{got} != {want}")
+    if "Total Samples:" in head or "Samples without time:" in head:
+        fail(case, "the footer begins before the slowest events")
+    if footer[:1] != [""] or not footer[1:2] or not footer[1].startswith("Total Samples:"):
+        fail(case, f"no footer right after the slowest events: {footer[:2]}")
 
 
 def check_histogram(case, data, analysis, samples):
@@ -332,8 +397,45 @@ def check_csv(case, data, analysis):
                 fail(f"{case} --csv", f"{k['key']} {field} {r[field]} != {k[field]}")
 
 
+def titles(text):
+    return [line for line in text.splitlines() if line.startswith("Analyze events for ")]
+
+
+def check_per_vcpu(case, data, analysis, everything, comms):
+    """One table per (VM, vcpu id), titled with both; --csv has them too."""
+    base = ["--event", analysis, "--per-vcpu"]
+    check(case + " --per-vcpu", data, base, everything, everything,
+          group_of=vcpu_of(comms))
+    pairs = sorted({(s.pid, s.vcpu) for s in everything})
+    want = [f"Analyze events for VM pid {pid} ({comms[pid]}) VCPU {vcpu}:"
+            for pid, vcpu in pairs]
+    got = titles(report(data, base, json_out=False))
+    if got != want:
+        fail(case + " --per-vcpu", f"titles {got} != {want}")
+    text = report(data, base + ["--csv"], json_out=False)
+    rows = csv.DictReader(io.StringIO(
+        "\n".join(line for line in text.splitlines() if not line.startswith("#"))))
+    got = sorted((int(r["pid"]), r["comm"], int(r["vcpu"]), r["key"].partition("/")[0])
+                 for r in rows)
+    want = sorted({(s.pid, comms[s.pid], s.vcpu, s.key) for s in everything})
+    if got != want:
+        fail(case + " --per-vcpu --csv", f"pid,comm,vcpu,key {got[:4]}... != {want[:4]}...")
+
+
+def check_vm_vcpu(case, data, analysis, everything, pid, vcpu):
+    """-p and --vcpu: that vcpu id of that VM alone, and the title says so."""
+    args = ["--event", analysis, "-p", str(pid), "--vcpu", str(vcpu)]
+    check(f"{case} -p {pid} --vcpu {vcpu}", data, args,
+          [s for s in everything if s.pid == pid and s.vcpu == vcpu], everything)
+    got = titles(report(data, args, json_out=False))
+    want = [f"Analyze events for VM pid {pid}, VCPU {vcpu}:"]
+    if got != want:
+        fail(f"{case} -p {pid} --vcpu {vcpu}", f"title {got} != {want}")
+
+
 def cmd_report(data, scenario, tables):
     events = read_events(data)
+    comms = read_comms(data)
     if not events:
         fail(scenario, f"{data}.events has no sample")
     if tables:
@@ -371,14 +473,74 @@ def cmd_report(data, scenario, tables):
         check(case + f" -p {pid}", data, base + ["-p", str(pid)],
               [s for s in everything if s.pid == pid], everything)
         if has_vcpu:
-            check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything,
-                  everything, group_of=lambda s: s.vcpu)
+            check_per_vcpu(case, data, analysis, everything, comms)
+        if has_vcpu and len(comms) > 1:
+            for p in sorted(comms):
+                check_vm_vcpu(case, data, analysis, everything, p, 1)
         check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
               group_of=lambda s: s.pid)
         check_sort(case, data, analysis, everything)
         check_top(case, data, analysis, everything, 5)
+        if untimed_of(everything):
+            check_top(case, data, analysis, everything, len(everything))
         check_histogram(case, data, analysis, everything)
         check_csv(case, data, analysis)
+
+
+# The headers of the time columns: the last of a table stands out by one.
+TIME_HEADERS = {"Total time", "Min time", "Max time", "Avg time", "Stddev",
+                "p50", "p90", "p99", "p99.9"}
+
+
+def ends(line, sep):
+    """Where each cell of a line ends: cells are split by runs of sep."""
+    return [m.end() for m in re.finditer(r"\S+(?: \S+)*" if sep == "  " else r"\S+", line)]
+
+
+def text_tables(text):
+    """(header, rows) of each table: after its title line and a blank line,
+    the header, a blank line, then the rows up to the next blank line."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"(Analyze events for .*|Idle: .*|Slowest \d+ events):$", line):
+            continue
+        rows = []
+        for row in lines[i + 4:]:
+            if not row:
+                break
+            rows.append(row)
+        yield lines[i + 2], rows
+
+
+def cmd_columns(data, analysis, args):
+    """Every row as wide as its header, every cell ending where its header
+    ends (the original layout's last header, Avg time, one further), and
+    the key column as wide as the longest key, at least 20: of all the
+    tables of the report, which line up with each other, or of --top's."""
+    case = f"{data} --event {analysis} {' '.join(args)}"
+    text = report(data, ["--event", analysis] + args, json_out=False)
+    tables = list(text_tables(text))
+    if not tables or not all(rows for _, rows in tables):
+        fail(case, "no table with rows:\n" + text)
+        return
+    keys = max([20] + [len(r.split()[0]) for header, rows in tables
+                       if header.split()[0] != "Time" for r in rows])
+    for header, rows in tables:
+        want = ends(header, "  ")
+        top = header.split()[0] == "Time"
+        if top:
+            # Time, VCPU, PID and TID come first: 16, 10, 8 and 8 wide
+            col, width = 4, 46 + max([20] + [len(r.split()[4]) for r in rows])
+        else:
+            col, width = 0, keys
+        if want[col] != width:
+            fail(case, f"key column ends at {want[col]}, not {width}:\n{header}")
+        if not top and header.split("  ")[-1].strip() in TIME_HEADERS:
+            want[-1] -= 1
+        for row in rows:
+            if len(row) != want[-1] or ends(row, " ") != want:
+                fail(case, f"row not in line with the header:\n{header}\n{row}")
+                break
 
 
 def seconds(path):
@@ -509,6 +671,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd in ("table", "options"):
         cmd_report(args[0], args[1], cmd == "table")
+    elif cmd == "columns":
+        cmd_columns(args[0], args[1], args[2:])
     elif cmd == "diff":
         cmd_diff(args[0], args[1], args[2])
     elif cmd == "accounting":
