@@ -526,6 +526,9 @@ static void print_footer(const struct kvm_events_display *d, struct kvm_events_k
 
 		rows_totals(d, keys, nr, false, &totals);
 		print_total(&totals, fp);
+	} else if (d->report->opts.top) {
+		/* The tables' totals are their own: set the footer apart. */
+		fprintf(fp, "\n");
 	}
 
 	if (!t->keyed)
