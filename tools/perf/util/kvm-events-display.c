@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf kvm-events' printers: the text tables of a report (--stats and
- * --fields columns, --histogram, --top, the footer), its JSON and CSV,
- * live's interval table and diff's table.
+ * --fields columns, --histogram, --top, the footer), its JSON and CSV
+ * and live's interval table; diff's are in kvm-events-display-diff.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -187,6 +187,44 @@ static int column_width(const struct kvm_events_column *col)
 	return col->kind == COLUMN_COUNT ? 10 : col->kind == COLUMN_SHARE ? 13 : 14;
 }
 
+/* The original layout's width of the key column, and its least */
+#define KEY_WIDTH	20
+/* Digits a time may take in its unit before it moves to the next one */
+#define TIME_DIGITS	12
+
+/*
+ * A time in us, as the original layout has it, unless it would take more
+ * than TIME_DIGITS: then in ms or s, so that the cell keeps its @width.
+ */
+static void print_time(double ns, int width, FILE *fp)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char digits[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		snprintf(digits, sizeof(digits), "%.2f", ns / units[i].ns);
+		if (strlen(digits) <= TIME_DIGITS)
+			break;
+	}
+	if (i == ARRAY_SIZE(units))
+		i--;
+	fprintf(fp, " %*s%s", width - (int)strlen(units[i].unit), digits, units[i].unit);
+}
+
+/* The key column fits the longest of @keys' names, and is at least KEY_WIDTH */
+static int key_width(struct kvm_events_key **keys, size_t nr)
+{
+	int width = KEY_WIDTH;
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		width = max_t(int, width, strlen(keys[i]->name));
+	return width;
+}
+
 static void print_cell(const struct kvm_events_column *col, struct kvm_events_key *key,
 		       const struct table_totals *totals, FILE *fp)
 {
@@ -201,32 +239,32 @@ static void print_cell(const struct kvm_events_column *col, struct kvm_events_ke
 	else if (col->kind == COLUMN_SHARE)
 		fprintf(fp, " %*.2f%%", width - 1, column_value(col, key, totals));
 	else
-		fprintf(fp, " %*.2fus", width - 2, column_value(col, key, totals) / 1000);
+		print_time(column_value(col, key, totals), width, fp);
 }
 
-static void print_header(const struct kvm_events_display *d, FILE *fp)
+static void print_header(const struct kvm_events_display *d, int width, FILE *fp)
 {
 	int i;
 
-	fprintf(fp, "%20s", kvm_events_analysis__column(d->report->analysis));
+	fprintf(fp, "%*s", width, kvm_events_analysis__column(d->report->analysis));
 	for (i = 0; i < d->view->nr_columns; i++) {
 		const struct kvm_events_column *col = d->view->columns[i];
-		int width = column_width(col);
+		int cell = column_width(col);
 
 		/* That layout's last header, "Avg time", stands out by one. */
 		if (i == d->view->nr_columns - 1 && col->kind == COLUMN_TIME)
-			width++;
-		fprintf(fp, " %*s", width, col->header);
+			cell++;
+		fprintf(fp, " %*s", cell, col->header);
 	}
 	fprintf(fp, "\n\n");
 }
 
 static void print_row(const struct kvm_events_display *d, struct kvm_events_key *key,
-		      const struct table_totals *totals, FILE *fp)
+		      const struct table_totals *totals, int width, FILE *fp)
 {
 	int i;
 
-	fprintf(fp, "%20s", key->name);
+	fprintf(fp, "%*s", width, key->name);
 	for (i = 0; i < d->view->nr_columns; i++)
 		print_cell(d->view->columns[i], key, totals, fp);
 	fprintf(fp, "\n");
@@ -303,35 +341,64 @@ static const char *comm_of(const struct kvm_events_display *d, u32 pid)
 		comm = thread__comm_str(thread);
 		thread__put(thread);
 	}
-	return comm ? comm : "?";
+	return comm;
 }
 
+static bool is_number(const char *list)
+{
+	return strspn(list, "0123456789") == strlen(list);
+}
+
+/* "VM pid 4242 (qemu-system-x86)", without the comm when it is unknown */
+static void print_vm(const struct kvm_events_display *d, u32 pid, FILE *fp)
+{
+	const char *comm = comm_of(d, pid);
+
+	fprintf(fp, "VM pid %u", pid);
+	if (comm)
+		fprintf(fp, " (%s)", comm);
+}
+
+/* The vcpus --vcpu shows, after @sep; nothing when it shows all */
+static void print_vcpus_shown(const struct kvm_events_display *d, const char *sep, FILE *fp)
+{
+	const char *vcpus = d->view->vcpus;
+
+	if (vcpus)
+		fprintf(fp, "%s%s %s", sep, is_number(vcpus) ? "VCPU" : "VCPUs", vcpus);
+}
+
+/* Which VMs and vcpus the table shows: its group's, or the filters' */
 static void print_title(const struct kvm_events_display *d, struct kvm_events_key **keys,
 			size_t nr, FILE *fp)
 {
 	u32 group = nr ? keys[0]->group : 0;
+	const char *pids = d->view->pids;
 
+	fprintf(fp, "Analyze events for ");
 	switch (nr ? d->report->opts.group : KVM_EVENTS_GROUP_NONE) {
 	case KVM_EVENTS_GROUP_VCPU:
+		print_vm(d, keys[0]->pid, fp);
 		if (group == KVM_EVENTS_NO_VCPU)
-			fprintf(fp, "Analyze events for threads without a known VCPU id:\n\n");
+			fprintf(fp, " threads without a known VCPU id");
 		else
-			fprintf(fp, "Analyze events for VCPU %u:\n\n", group);
-		return;
+			fprintf(fp, " VCPU %u", group);
+		break;
 	case KVM_EVENTS_GROUP_VM:
-		fprintf(fp, "Analyze events for VM pid %u (%s):\n\n", group,
-			comm_of(d, group));
-		return;
+		print_vm(d, group, fp);
+		print_vcpus_shown(d, ", ", fp);
+		break;
 	case KVM_EVENTS_GROUP_NONE:
 	default:
+		if (pids)
+			fprintf(fp, "VM %s %s, ", is_number(pids) ? "pid" : "pids", pids);
+		if (d->view->vcpus)
+			print_vcpus_shown(d, "", fp);
+		else
+			fprintf(fp, "all VCPUs");
 		break;
 	}
-	if (!d->view->vcpus)
-		fprintf(fp, "Analyze events for all VCPUs:\n\n");
-	else if (strspn(d->view->vcpus, "0123456789") == strlen(d->view->vcpus))
-		fprintf(fp, "Analyze events for VCPU %s:\n\n", d->view->vcpus);
-	else
-		fprintf(fp, "Analyze events for VCPUs %s:\n\n", d->view->vcpus);
+	fprintf(fp, ":\n\n");
 }
 
 static bool is_idle(const struct kvm_events_display *d, const struct kvm_events_key *key)
@@ -340,26 +407,49 @@ static bool is_idle(const struct kvm_events_display *d, const struct kvm_events_
 	       kvm_events_analysis__is_idle(d->report->analysis, key->key);
 }
 
-/* Prints keys[0..nr) whose idleness is @idle, as one table. */
-static void print_rows(const struct kvm_events_display *d, struct kvm_events_key **keys,
-		       size_t nr, bool idle, FILE *fp)
+/* Samples% stays a share of every sample, idle or not; Time% is not. */
+static void rows_totals(const struct kvm_events_display *d, struct kvm_events_key **keys,
+			size_t nr, bool idle, struct table_totals *totals)
 {
-	struct table_totals totals = { 0, 0 };
 	size_t i;
 
+	totals->samples = totals->total_ns = 0;
 	for (i = 0; i < nr; i++) {
-		/* Samples% stays a share of every sample, idle or not. */
-		totals.samples += keys[i]->samples;
+		totals->samples += keys[i]->samples;
 		if (is_idle(d, keys[i]) == idle)
-			totals.total_ns += keys[i]->total_ns;
+			totals->total_ns += keys[i]->total_ns;
 	}
+}
+
+static void print_total(const struct table_totals *totals, FILE *fp)
+{
+	fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
+		totals->samples, (double)totals->total_ns / 1000);
+}
+
+/*
+ * The total of a report of one table is the first line of its footer,
+ * which comes after every table, --top's too.
+ */
+static bool total_in_footer(const struct kvm_events_display *d)
+{
+	return d->report->opts.top && d->report->opts.group == KVM_EVENTS_GROUP_NONE;
+}
+
+/* Prints keys[0..nr) whose idleness is @idle, as one table. */
+static void print_rows(const struct kvm_events_display *d, struct kvm_events_key **keys,
+		       size_t nr, bool idle, int width, FILE *fp)
+{
+	struct table_totals totals;
+	size_t i;
+
+	rows_totals(d, keys, nr, idle, &totals);
 	for (i = 0; i < nr; i++) {
 		if (is_idle(d, keys[i]) == idle)
-			print_row(d, keys[i], &totals, fp);
+			print_row(d, keys[i], &totals, width, fp);
 	}
-	if (!idle)
-		fprintf(fp, "\nTotal Samples:%" PRIu64 ", Total events handled time:%.2fus.\n",
-			totals.samples, (double)totals.total_ns / 1000);
+	if (!idle && !total_in_footer(d))
+		print_total(&totals, fp);
 }
 
 static bool has_idle(const struct kvm_events_display *d, struct kvm_events_key **keys,
@@ -375,19 +465,19 @@ static bool has_idle(const struct kvm_events_display *d, struct kvm_events_key *
 }
 
 static void print_table(const struct kvm_events_display *d, struct kvm_events_key **keys,
-			size_t nr, FILE *fp)
+			size_t nr, int width, FILE *fp)
 {
 	size_t i;
 
 	fprintf(fp, "\n\n");
 	print_title(d, keys, nr, fp);
-	print_header(d, fp);
-	print_rows(d, keys, nr, false, fp);
+	print_header(d, width, fp);
+	print_rows(d, keys, nr, false, width, fp);
 	if (has_idle(d, keys, nr)) {
 		fprintf(fp,
 			"\nIdle: the vcpu waits for work; not in Time%% or the total above:\n\n");
-		print_header(d, fp);
-		print_rows(d, keys, nr, true, fp);
+		print_header(d, width, fp);
+		print_rows(d, keys, nr, true, width, fp);
 	}
 	for (i = 0; d->report->opts.histogram && i < nr; i++)
 		print_histogram(keys[i], fp);
@@ -410,17 +500,32 @@ static void print_no_samples(const struct kvm_events_display *d, FILE *fp)
 	fprintf(fp, "%s.\n", *sep ? "" : " none");
 }
 
+/* The key column of --top fits the longest name it lists. */
+static int top_key_width(const struct kvm_events_report *r)
+{
+	char name[KVM_EVENTS_NAME_LEN];
+	int width = KEY_WIDTH;
+	u32 i;
+
+	for (i = 0; i < r->nr_top; i++) {
+		kvm_events_analysis__key_name(r->analysis, r->top[i].key, name, sizeof(name));
+		width = max_t(int, width, strlen(name));
+	}
+	return width;
+}
+
 static void print_top(const struct kvm_events_display *d, FILE *fp)
 {
 	const struct kvm_events_report *r = d->report;
+	int width = top_key_width(r);
 	u32 i;
 
-	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %20s %15s %18s\n\n",
-		r->nr_top, "Time", "VCPU", "PID",
+	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %8s %*s %15s %18s\n\n",
+		r->nr_top, "Time", "VCPU", "PID", "TID", width,
 		kvm_events_analysis__column(r->analysis), "Duration", "Guest RIP");
 	for (i = 0; i < r->nr_top; i++) {
 		const struct kvm_events_outlier *o = &r->top[i];
-		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN];
+		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN], rip[24];
 
 		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
 		timestamp__scnprintf_usec(o->time, time, sizeof(time));
@@ -428,15 +533,31 @@ static void print_top(const struct kvm_events_display *d, FILE *fp)
 			snprintf(vcpu, sizeof(vcpu), "?");
 		else
 			snprintf(vcpu, sizeof(vcpu), "%u", o->vcpu);
-		fprintf(fp, "%16s %10s %8u %20s %13.2fus %#18" PRIx64 "\n", time,
-			vcpu, o->pid, name,
-			(double)o->duration / 1000, o->rip);
+		/* 0x0 too: the column is hex whatever the value */
+		snprintf(rip, sizeof(rip), "0x%" PRIx64, o->rip);
+		fprintf(fp, "%16s %10s %8u %8u %*s", time, vcpu, o->pid, o->tid, width, name);
+		if (o->timed)
+			print_time(o->duration, 15, fp);
+		else
+			fprintf(fp, " %15s", "-");
+		fprintf(fp, " %18s\n", rip);
 	}
 }
 
-static void print_footer(const struct kvm_events_display *d, FILE *fp)
+static void print_footer(const struct kvm_events_display *d, struct kvm_events_key **keys,
+			 size_t nr, FILE *fp)
 {
 	const struct kvm_events_totals *t = &d->report->totals;
+
+	if (total_in_footer(d)) {
+		struct table_totals totals;
+
+		rows_totals(d, keys, nr, false, &totals);
+		print_total(&totals, fp);
+	} else if (d->report->opts.top) {
+		/* The tables' totals are their own: set the footer apart. */
+		fprintf(fp, "\n");
+	}
 
 	if (!t->keyed)
 		print_no_samples(d, fp);
@@ -464,21 +585,27 @@ static void print_footer(const struct kvm_events_display *d, FILE *fp)
 		t->unused, t->no_memory);
 }
 
+static bool same_group(const struct kvm_events_key *a, const struct kvm_events_key *b)
+{
+	return a->group == b->group && a->pid == b->pid;
+}
+
 void kvm_events_display__tables(const struct kvm_events_display *d,
 				struct kvm_events_key **keys, size_t nr, FILE *fp)
 {
 	size_t start = 0, end;
+	int width = key_width(keys, nr);
 
 	/* Sorted by group first: one table per run of equal groups. */
 	do {
-		for (end = start; end < nr && keys[end]->group == keys[start]->group; end++)
+		for (end = start; end < nr && same_group(keys[end], keys[start]); end++)
 			;
-		print_table(d, keys + start, end - start, fp);
+		print_table(d, keys + start, end - start, width, fp);
 		start = end;
 	} while (start < nr);
 	if (d->report->opts.top)
 		print_top(d, fp);
-	print_footer(d, fp);
+	print_footer(d, keys, nr, fp);
 }
 
 static const char * const sort_names[] = {
@@ -509,7 +636,7 @@ int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort)
 	return -EINVAL;
 }
 
-static void json_string(const char *str, FILE *fp)
+void kvm_events_json_string(const char *str, FILE *fp)
 {
 	fputc('"', fp);
 	for (; *str; str++) {
@@ -552,6 +679,23 @@ static void json_histogram(struct kvm_events_key *key, FILE *fp)
 	fprintf(fp, "]");
 }
 
+/* A --per-vcpu key's vcpu: its VM's pid and comm, and its id */
+static void json_vcpu(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		      FILE *fp)
+{
+	const char *comm = comm_of(d, key->pid);
+
+	fprintf(fp, ", \"pid\": %u, \"comm\": ", key->pid);
+	if (comm)
+		kvm_events_json_string(comm, fp);
+	else
+		fprintf(fp, "null");
+	if (key->group == KVM_EVENTS_NO_VCPU)
+		fprintf(fp, ", \"vcpu\": null");
+	else
+		fprintf(fp, ", \"vcpu\": %u", key->group);
+}
+
 /* Every statistic of a key: times in ns, exact integers where they are */
 static void json_key(const struct kvm_events_display *d, struct kvm_events_key *key,
 		     const struct table_totals *totals, FILE *fp)
@@ -561,7 +705,9 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 		fprintf(fp, "    {\"group\": null, \"key\": ");
 	else
 		fprintf(fp, "    {\"group\": %u, \"key\": ", key->group);
-	json_string(key->name, fp);
+	kvm_events_json_string(key->name, fp);
+	if (d->report->opts.group == KVM_EVENTS_GROUP_VCPU)
+		json_vcpu(d, key, fp);
 	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
 		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
 		key->samples, key->timed, col_samples_share(key, totals),
@@ -589,7 +735,7 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 		"true" : "false");
 }
 
-static void json_u64_or_null(const char *name, u64 value, bool known, FILE *fp)
+void kvm_events_json_u64(const char *name, u64 value, bool known, FILE *fp)
 {
 	if (known)
 		fprintf(fp, "\"%s\": %" PRIu64, name, value);
@@ -608,13 +754,13 @@ static void json_span(const struct kvm_events_display *d, FILE *fp)
 	bool header = d->header_last > d->header_first;
 
 	fprintf(fp, "  \"span\": {");
-	json_u64_or_null("first_sample_ns", t->first_time, t->read, fp);
+	kvm_events_json_u64("first_sample_ns", t->first_time, t->read, fp);
 	fprintf(fp, ", ");
-	json_u64_or_null("last_sample_ns", t->last_time, t->read, fp);
+	kvm_events_json_u64("last_sample_ns", t->last_time, t->read, fp);
 	fprintf(fp, ", ");
-	json_u64_or_null("header_first_sample_ns", d->header_first, header, fp);
+	kvm_events_json_u64("header_first_sample_ns", d->header_first, header, fp);
 	fprintf(fp, ", ");
-	json_u64_or_null("header_last_sample_ns", d->header_last, header, fp);
+	kvm_events_json_u64("header_last_sample_ns", d->header_last, header, fp);
 	fprintf(fp, "},\n");
 }
 
@@ -622,7 +768,7 @@ static void json_filter(const char *name, const char *value, FILE *fp)
 {
 	fprintf(fp, "\"%s\": ", name);
 	if (value)
-		json_string(value, fp);
+		kvm_events_json_string(value, fp);
 	else
 		fprintf(fp, "null");
 }
@@ -636,10 +782,10 @@ static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
 {
 	size_t j;
 
-	if (i && keys[i - 1]->group == keys[i]->group)
+	if (i && same_group(keys[i - 1], keys[i]))
 		return;
 	totals->samples = totals->total_ns = 0;
-	for (j = i; j < nr && keys[j]->group == keys[i]->group; j++) {
+	for (j = i; j < nr && same_group(keys[j], keys[i]); j++) {
 		totals->samples += keys[j]->samples;
 		totals->total_ns += keys[j]->total_ns;
 	}
@@ -662,14 +808,17 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 			fprintf(fp, "null");
 		else
 			fprintf(fp, "%u", o->vcpu);
-		fprintf(fp, ", \"pid\": %u, \"key\": ", o->pid);
-		json_string(name, fp);
-		fprintf(fp, ", \"duration_ns\": %" PRIu64 ", \"rip\": ", o->duration);
+		fprintf(fp, ", \"pid\": %u, \"tid\": %u, \"key\": ", o->pid, o->tid);
+		kvm_events_json_string(name, fp);
+		if (o->timed)
+			fprintf(fp, ", \"duration_ns\": %" PRIu64, o->duration);
+		else
+			fprintf(fp, ", \"duration_ns\": null");
 		/* 0: the recording has no guest RIP for it */
 		if (o->rip)
-			fprintf(fp, "\"%#" PRIx64 "\"}", o->rip);
+			fprintf(fp, ", \"rip\": \"%#" PRIx64 "\"}", o->rip);
 		else
-			fprintf(fp, "null}");
+			fprintf(fp, ", \"rip\": null}");
 	}
 	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
 }
@@ -684,10 +833,10 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 
 	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"input\": ",
 		KVM_EVENTS_SCHEMA_VERSION);
-	json_string(d->input, fp);
+	kvm_events_json_string(d->input, fp);
 	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
 		kvm_events_analysis__name(d->report->analysis));
-	json_string(sort_name(d->view->sort), fp);
+	kvm_events_json_string(sort_name(d->view->sort), fp);
 	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {",
 		group_names[d->report->opts.group]);
 	json_filter("vcpu", d->view->vcpus, fp);
@@ -731,14 +880,18 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 /*
  * CSV is one table: its first column says what a row is (key, bucket or
  * top) and which of the columns below it fills; the others are empty.
+ * pid, comm and vcpu are a --per-vcpu key's (of its key and bucket rows)
+ * and a top event's (pid and vcpu).
  */
 #define CSV_KEY_COLUMNS		"group,key,samples,timed,samples_pct,time_pct,total_ns," \
 				"min_ns,max_ns,avg_ns,stddev_ns,p50_ns,p90_ns,p99_ns,p99_9_ns,idle"
 #define CSV_NR_KEY_STATS	14	/* of those, after group and key */
+#define CSV_VCPU_COLUMNS	"pid,comm,vcpu"
+#define CSV_NR_VCPU		3
 #define CSV_BUCKET_COLUMNS	"low_ns,high_ns,count"
 #define CSV_NR_BUCKET		3
-#define CSV_TOP_COLUMNS		"time_ns,vcpu,pid,duration_ns,rip"
-#define CSV_NR_TOP		5
+#define CSV_TOP_COLUMNS		"time_ns,tid,duration_ns,rip"
+#define CSV_NR_TOP		4
 
 static void csv_empty(int nr, FILE *fp)
 {
@@ -746,7 +899,7 @@ static void csv_empty(int nr, FILE *fp)
 		fputc(',', fp);
 }
 
-static void csv_u64_or_empty(u64 value, bool known, FILE *fp)
+void kvm_events_csv_u64(u64 value, bool known, FILE *fp)
 {
 	if (known)
 		fprintf(fp, ",%" PRIu64, value);
@@ -759,6 +912,34 @@ static void csv_group(const struct kvm_events_display *d, const struct kvm_event
 {
 	/* An unknown vcpu: an empty cell */
 	if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU || key->group != KVM_EVENTS_NO_VCPU)
+		fprintf(fp, "%u", key->group);
+}
+
+/* A --per-vcpu key's pid, comm (quoted if it must be) and vcpu id */
+static void csv_vcpu(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		     FILE *fp)
+{
+	const char *comm, *c;
+
+	if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU) {
+		csv_empty(CSV_NR_VCPU, fp);
+		return;
+	}
+	comm = comm_of(d, key->pid) ?: "";
+	fprintf(fp, ",%u,", key->pid);
+	if (strpbrk(comm, ",\"\n")) {
+		fputc('"', fp);
+		for (c = comm; *c; c++) {
+			if (*c == '"')
+				fputc('"', fp);
+			fputc(*c, fp);
+		}
+		fputc('"', fp);
+	} else {
+		fputs(comm, fp);
+	}
+	fputc(',', fp);
+	if (key->group != KVM_EVENTS_NO_VCPU)
 		fprintf(fp, "%u", key->group);
 }
 
@@ -784,6 +965,7 @@ static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *k
 	else
 		csv_empty(4, fp);
 	fprintf(fp, ",%d", kvm_events_analysis__is_idle(d->report->analysis, key->key));
+	csv_vcpu(d, key, fp);
 	csv_empty(CSV_NR_BUCKET + CSV_NR_TOP, fp);
 	fputc('\n', fp);
 }
@@ -803,8 +985,9 @@ static void csv_histogram(const struct kvm_events_display *d, struct kvm_events_
 		csv_group(d, key, fp);
 		fprintf(fp, ",%s", key->name);
 		csv_empty(CSV_NR_KEY_STATS, fp);
+		csv_vcpu(d, key, fp);
 		fprintf(fp, ",%" PRIu64, kvm_events_log2_bucket_low(b));
-		csv_u64_or_empty(high, bounded, fp);
+		kvm_events_csv_u64(high, bounded, fp);
 		fprintf(fp, ",%" PRIu64, key->log2_ns[b]);
 		csv_empty(CSV_NR_TOP, fp);
 		fputc('\n', fp);
@@ -822,10 +1005,13 @@ static void csv_top(const struct kvm_events_display *d, FILE *fp)
 
 		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
 		fprintf(fp, "top,,%s", name);
-		csv_empty(CSV_NR_KEY_STATS + CSV_NR_BUCKET, fp);
-		fprintf(fp, ",%" PRIu64, o->time);
-		csv_u64_or_empty(o->vcpu, o->vcpu != KVM_EVENTS_NO_VCPU, fp);
-		fprintf(fp, ",%u,%" PRIu64 ",", o->pid, o->duration);
+		csv_empty(CSV_NR_KEY_STATS, fp);
+		fprintf(fp, ",%u,", o->pid);
+		kvm_events_csv_u64(o->vcpu, o->vcpu != KVM_EVENTS_NO_VCPU, fp);
+		csv_empty(CSV_NR_BUCKET, fp);
+		fprintf(fp, ",%" PRIu64 ",%u", o->time, o->tid);
+		kvm_events_csv_u64(o->duration, o->timed, fp);
+		fputc(',', fp);
 		if (o->rip)
 			fprintf(fp, "%#" PRIx64, o->rip);
 		fputc('\n', fp);
@@ -876,7 +1062,8 @@ static void print_csv(const struct kvm_events_display *d, struct kvm_events_key 
 	size_t i;
 
 	csv_comments(d, fp);
-	fprintf(fp, "record," CSV_KEY_COLUMNS "," CSV_BUCKET_COLUMNS "," CSV_TOP_COLUMNS "\n");
+	fprintf(fp, "record," CSV_KEY_COLUMNS "," CSV_VCPU_COLUMNS "," CSV_BUCKET_COLUMNS ","
+		CSV_TOP_COLUMNS "\n");
 	for (i = 0; i < nr; i++) {
 		group_totals(keys, nr, i, &totals);
 		csv_key(d, keys[i], &totals, fp);
@@ -905,334 +1092,31 @@ int kvm_events_display__report(const struct kvm_events_display *d)
 	return 0;
 }
 
-struct diff_row {
-	const char		*name;
-	struct kvm_events_key	*old, *new;
-	double			change;	/* of the time spent per second */
-};
-
-static double time_per_second(const struct kvm_events_key *key, double seconds)
-{
-	return key && seconds > 0 ? key->total_ns / seconds : 0;
-}
-
-static int compare_diff_rows(const void *a, const void *b)
-{
-	const struct diff_row *x = a, *y = b;
-
-	if (fabs(x->change) != fabs(y->change))
-		return fabs(x->change) < fabs(y->change) ? 1 : -1;
-	return strcmp(x->name, y->name);
-}
-
-static void print_change(double old, double new, bool has_old, bool has_new,
-			 FILE *fp)
-{
-	if (!has_old && !has_new)
-		fprintf(fp, " %9s", "-");
-	else if (!has_old)
-		fprintf(fp, " %9s", "new");
-	else if (!has_new)
-		fprintf(fp, " %9s", "gone");
-	else if (old == 0)
-		fprintf(fp, " %9s", new == 0 ? "0.00%" : "-");
-	else
-		fprintf(fp, " %+8.2f%%", (new - old) * 100 / old);
-}
-
-static void print_value(double value, bool has, const char *unit, FILE *fp)
-{
-	if (has)
-		fprintf(fp, " %11.2f%s", value, unit);
-	else
-		fprintf(fp, " %*s", 11 + (int)strlen(unit), "-");
-}
-
-static void print_diff_row(const struct diff_row *row, double old_s,
-			   double new_s, FILE *fp)
-{
-	const struct kvm_events_key *o = row->old, *n = row->new;
-	bool o_timed = o && o->timed, n_timed = n && n->timed;
-	double o_rate = o && old_s > 0 ? o->samples / old_s : 0;
-	double n_rate = n && new_s > 0 ? n->samples / new_s : 0;
-	double o_mean = o_timed ? (double)o->total_ns / o->timed / 1000 : 0;
-	double n_mean = n_timed ? (double)n->total_ns / n->timed / 1000 : 0;
-	double o_p99 = o_timed ? kvm_events_key__percentile(o, 99) / 1000.0 : 0;
-	double n_p99 = n_timed ? kvm_events_key__percentile(n, 99) / 1000.0 : 0;
-
-	fprintf(fp, "%20s", row->name);
-	print_value(o_rate, o && old_s > 0, "", fp);
-	print_value(n_rate, n && new_s > 0, "", fp);
-	print_change(o_rate, n_rate, o && old_s > 0, n && new_s > 0, fp);
-	print_value(o_mean, o_timed, "us", fp);
-	print_value(n_mean, n_timed, "us", fp);
-	print_change(o_mean, n_mean, o_timed, n_timed, fp);
-	print_value(o_p99, o_timed, "us", fp);
-	print_value(n_p99, n_timed, "us", fp);
-	print_change(o_p99, n_p99, o_timed, n_timed, fp);
-	fprintf(fp, "\n");
-}
-
-/* Joins both sorted by name: the rows of @o, then @n's new names */
-static size_t join_diff_rows(struct kvm_events_key **o, size_t nr_o,
-			     struct kvm_events_key **n, size_t nr_n,
-			     struct diff_row *rows)
-{
-	size_t nr = 0, i, j;
-
-	for (i = 0; i < nr_o; i++)
-		rows[nr++] = (struct diff_row){ .name = o[i]->name, .old = o[i] };
-	for (i = 0; i < nr_n; i++) {
-		for (j = 0; j < nr_o && strcmp(rows[j].name, n[i]->name); j++)
-			;
-		if (j == nr_o) {
-			j = nr++;
-			rows[j].name = n[i]->name;
-		}
-		rows[j].new = n[i];
-	}
-	return nr;
-}
-
-/* One side of a diff row, as its JSON and CSV give it */
-struct diff_side {
-	bool	has;		/* the recording has the key */
-	bool	has_rate;	/* ...and a span to divide by */
-	bool	timed;
-	u64	samples;
-	double	rate;		/* samples per second */
-	double	avg_ns;
-	u64	p99_ns;
-};
-
-static struct diff_side diff_side(const struct kvm_events_key *key, double seconds)
-{
-	struct diff_side side = { .has = key != NULL };
-
-	if (!key)
-		return side;
-	side.samples = key->samples;
-	side.has_rate = seconds > 0;
-	side.rate = side.has_rate ? key->samples / seconds : 0;
-	side.timed = key->timed;
-	if (side.timed) {
-		side.avg_ns = (double)key->total_ns / key->timed;
-		side.p99_ns = kvm_events_key__percentile(key, 99);
-	}
-	return side;
-}
-
-/* The change the table shows as a percentage; false where it shows none */
-static bool change_pct(double old, double new, bool has_old, bool has_new, double *pct)
-{
-	if (!has_old || !has_new || (old == 0 && new != 0))
-		return false;
-	*pct = old == 0 ? 0 : (new - old) * 100 / old;
-	return true;
-}
-
-static void json_double_or_null(const char *name, double value, bool known, FILE *fp)
-{
-	if (known)
-		fprintf(fp, "\"%s\": %.6f", name, value);
-	else
-		fprintf(fp, "\"%s\": null", name);
-}
-
-static void json_diff_side(const char *name, const struct diff_side *side, FILE *fp)
-{
-	fprintf(fp, "\"%s\": ", name);
-	if (!side->has) {
-		fprintf(fp, "null");
-		return;
-	}
-	fprintf(fp, "{\"samples\": %" PRIu64 ", ", side->samples);
-	json_double_or_null("samples_per_s", side->rate, side->has_rate, fp);
-	fprintf(fp, ", ");
-	json_double_or_null("avg_ns", side->avg_ns, side->timed, fp);
-	fprintf(fp, ", ");
-	json_u64_or_null("p99_ns", side->p99_ns, side->timed, fp);
-	fprintf(fp, "}");
-}
-
-static void json_diff_row(const struct diff_row *row, double old_s, double new_s, FILE *fp)
-{
-	struct diff_side o = diff_side(row->old, old_s), n = diff_side(row->new, new_s);
-	double pct = 0;
-	bool known;
-
-	fprintf(fp, "    {\"key\": ");
-	json_string(row->name, fp);
-	fprintf(fp, ", ");
-	json_diff_side("old", &o, fp);
-	fprintf(fp, ", ");
-	json_diff_side("new", &n, fp);
-	known = change_pct(o.rate, n.rate, o.has_rate, n.has_rate, &pct);
-	fprintf(fp, ", ");
-	json_double_or_null("samples_per_s_change_pct", pct, known, fp);
-	known = change_pct(o.avg_ns, n.avg_ns, o.timed, n.timed, &pct);
-	fprintf(fp, ", ");
-	json_double_or_null("avg_change_pct", pct, known, fp);
-	known = change_pct(o.p99_ns, n.p99_ns, o.timed, n.timed, &pct);
-	fprintf(fp, ", ");
-	json_double_or_null("p99_change_pct", pct, known, fp);
-	fprintf(fp, ", \"time_per_s_change_ns\": %.6f}", row->change);
-}
-
-static void json_diff_input(const char *name, const struct kvm_events_display *d,
-			    double seconds, FILE *fp)
-{
-	fprintf(fp, "  \"%s\": {\"input\": ", name);
-	json_string(d->input, fp);
-	fprintf(fp, ", \"seconds\": %.9f},\n", seconds);
-}
-
-static void print_diff_json(const struct kvm_events_display *old, double old_s,
-			    const struct kvm_events_display *new, double new_s,
-			    const struct diff_row *rows, size_t nr, FILE *fp)
-{
-	size_t i;
-
-	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"analysis\": \"%s\",\n",
-		KVM_EVENTS_SCHEMA_VERSION, kvm_events_analysis__name(old->report->analysis));
-	json_diff_input("old", old, old_s, fp);
-	json_diff_input("new", new, new_s, fp);
-	fprintf(fp, "  \"keys\": [\n");
-	for (i = 0; i < nr; i++) {
-		json_diff_row(&rows[i], old_s, new_s, fp);
-		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
-	}
-	fprintf(fp, "  ]\n}\n");
-}
-
-static void csv_double_or_empty(double value, bool known, FILE *fp)
-{
-	if (known)
-		fprintf(fp, ",%.6f", value);
-	else
-		fputc(',', fp);
-}
-
-static void csv_diff_side(const struct diff_side *side, FILE *fp)
-{
-	csv_u64_or_empty(side->samples, side->has, fp);
-	csv_double_or_empty(side->rate, side->has_rate, fp);
-	csv_double_or_empty(side->avg_ns, side->timed, fp);
-	csv_u64_or_empty(side->p99_ns, side->timed, fp);
-}
-
-/* diff's CSV columns: the JSON's keys[] fields, old.X as old_X */
-#define DIFF_CSV_SIDE(side)	side "_samples," side "_samples_per_s," side "_avg_ns," \
-				side "_p99_ns"
-#define DIFF_CSV_CHANGES	"samples_per_s_change_pct,avg_change_pct,p99_change_pct," \
-				"time_per_s_change_ns"
-
-static void print_diff_csv(const struct kvm_events_display *old, double old_s,
-			   const struct kvm_events_display *new, double new_s,
-			   const struct diff_row *rows, size_t nr, FILE *fp)
-{
-	size_t i;
-
-	fprintf(fp,
-		"# schema_version=%d analysis=%s old=%s old_seconds=%.9f new=%s new_seconds=%.9f\n",
-		KVM_EVENTS_SCHEMA_VERSION, kvm_events_analysis__name(old->report->analysis),
-		old->input, old_s, new->input, new_s);
-	fprintf(fp, "key," DIFF_CSV_SIDE("old") "," DIFF_CSV_SIDE("new") "," DIFF_CSV_CHANGES "\n");
-	for (i = 0; i < nr; i++) {
-		struct diff_side o = diff_side(rows[i].old, old_s);
-		struct diff_side n = diff_side(rows[i].new, new_s);
-		double pct = 0;
-		bool known;
-
-		fprintf(fp, "%s", rows[i].name);
-		csv_diff_side(&o, fp);
-		csv_diff_side(&n, fp);
-		known = change_pct(o.rate, n.rate, o.has_rate, n.has_rate, &pct);
-		csv_double_or_empty(pct, known, fp);
-		known = change_pct(o.avg_ns, n.avg_ns, o.timed, n.timed, &pct);
-		csv_double_or_empty(pct, known, fp);
-		known = change_pct(o.p99_ns, n.p99_ns, o.timed, n.timed, &pct);
-		csv_double_or_empty(pct, known, fp);
-		fprintf(fp, ",%.6f\n", rows[i].change);
-	}
-}
-
-static void print_diff_table(const struct kvm_events_display *old, double old_s,
-			     const struct kvm_events_display *new, double new_s,
-			     const struct diff_row *rows, size_t nr, FILE *fp)
-{
-	size_t i;
-
-	fprintf(fp, "\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", old->input,
-		old_s, new->input, new_s);
-	fprintf(fp, "%20s %11s %11s %9s %13s %13s %9s %13s %13s %9s\n\n",
-		kvm_events_analysis__column(old->report->analysis),
-		"Samples/s", "Samples/s", "Change", "Avg time", "Avg time",
-		"Change", "p99", "p99", "Change");
-	for (i = 0; i < nr; i++)
-		print_diff_row(&rows[i], old_s, new_s, fp);
-	fprintf(fp, "\nSorted by the change of the time spent per second of recording.\n");
-}
-
-/* Both recordings' keys, joined by name, the largest change first */
-int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
-			     const struct kvm_events_display *new, double new_s,
-			     FILE *fp)
-{
-	struct kvm_events_key **o, **n;
-	size_t nr_o, nr_n, nr, i;
-	struct diff_row *rows;
-
-	o = kvm_events_report__sorted(old->report, KVM_EVENTS_SORT_NAME, &nr_o);
-	n = kvm_events_report__sorted(new->report, KVM_EVENTS_SORT_NAME, &nr_n);
-	rows = calloc(nr_o + nr_n + 1, sizeof(*rows));
-	if (!o || !n || !rows) {
-		free(o);
-		free(n);
-		free(rows);
-		return -ENOMEM;
-	}
-	nr = join_diff_rows(o, nr_o, n, nr_n, rows);
-	for (i = 0; i < nr; i++)
-		rows[i].change = time_per_second(rows[i].new, new_s) -
-				 time_per_second(rows[i].old, old_s);
-	qsort(rows, nr, sizeof(*rows), compare_diff_rows);
-
-	if (old->view->format == KVM_EVENTS_FORMAT_JSON)
-		print_diff_json(old, old_s, new, new_s, rows, nr, fp);
-	else if (old->view->format == KVM_EVENTS_FORMAT_CSV)
-		print_diff_csv(old, old_s, new, new_s, rows, nr, fp);
-	else
-		print_diff_table(old, old_s, new, new_s, rows, nr, fp);
-	free(o);
-	free(n);
-	free(rows);
-	return 0;
-}
-
 void kvm_events_display__interval(const struct kvm_events_display *d,
 				  struct kvm_events_key **keys, size_t nr,
 				  double seconds, FILE *fp)
 {
 	struct table_totals totals = { 0, 0 };
+	int width = key_width(keys, nr);
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
 		totals.samples += keys[i]->samples;
 		totals.total_ns += keys[i]->total_ns;
 	}
-	fprintf(fp, "Last %.1fs:\n\n%20s %10s %13s %13s %15s\n\n", seconds,
+	fprintf(fp, "Last %.1fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
 		kvm_events_analysis__column(d->report->analysis), "Samples",
 		"Samples%", "Time%", "Avg time");
 	for (i = 0; i < nr; i++) {
-		fprintf(fp, "%20s %10" PRIu64 " %12.2f%%", keys[i]->name,
+		fprintf(fp, "%*s %10" PRIu64 " %12.2f%%", width, keys[i]->name,
 			keys[i]->samples, col_samples_share(keys[i], &totals));
-		if (keys[i]->timed)
-			fprintf(fp, " %12.2f%% %12.2fus\n",
-				col_time_share(keys[i], &totals),
-				col_avg(keys[i], &totals) / 1000);
-		else
+		if (keys[i]->timed) {
+			fprintf(fp, " %12.2f%%", col_time_share(keys[i], &totals));
+			print_time(col_avg(keys[i], &totals), 14, fp);
+			fprintf(fp, "\n");
+		} else {
 			fprintf(fp, " %13s %14s\n", "-", "-");
+		}
 	}
 	fprintf(fp, "\nSamples:%" PRIu64 " in the last interval.\n", totals.samples);
 }

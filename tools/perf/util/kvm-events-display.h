@@ -4,7 +4,7 @@
 
 /*
  * perf kvm-events' output: the tables of a report, its JSON and CSV, the
- * interval table of live and the table of diff.  The command parses the
+ * interval table of live and diff's output.  The command parses the
  * options and reads the recordings; this prints what they hold.
  */
 #include <stdbool.h>
@@ -70,6 +70,12 @@ void kvm_events_display__tables(const struct kvm_events_display *d,
 void kvm_events_display__interval(const struct kvm_events_display *d,
 				  struct kvm_events_key **keys, size_t nr,
 				  double seconds, FILE *fp);
+/* For diff's JSON and CSV too: a JSON string, escaped, and u64 fields */
+void kvm_events_json_string(const char *str, FILE *fp);
+/* "name": value, or null where not @known */
+void kvm_events_json_u64(const char *name, u64 value, bool known, FILE *fp);
+/* ,value or an empty CSV cell where not @known */
+void kvm_events_csv_u64(u64 value, bool known, FILE *fp);
 /* diff: @old's and @new's keys, recorded over @old_s and @new_s seconds */
 int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 			     const struct kvm_events_display *new, double new_s,

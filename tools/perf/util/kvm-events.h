@@ -96,6 +96,7 @@ enum kvm_events_group {
 struct kvm_events_key {
 	u64			key;
 	u32			group;		/* vcpu id or pid, per grouping */
+	u32			pid;		/* the group's VM; 0 ungrouped */
 	char			name[KVM_EVENTS_NAME_LEN];
 	u64			samples;	/* every access or exit seen */
 	u64			timed;		/* of those, the ones paired in time */
@@ -145,6 +146,8 @@ struct kvm_events_outlier {
 	u64	rip;
 	u32	vcpu;
 	u32	pid;
+	u32	tid;
+	bool	timed;	/* false: cut off from its begin or end, no duration */
 };
 
 /* What to keep: filters and the statistics the output needs */

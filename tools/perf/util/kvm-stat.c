@@ -54,6 +54,7 @@ struct vcpu_state {
 	u64	begin_time;
 	u64	pending_key;
 	u64	rip;		/* of the last exit */
+	u64	begin_rip;	/* of the exit the interval began in */
 };
 
 /* How a sample's interval was resolved */
@@ -96,7 +97,7 @@ double kvm_events_key__stddev(const struct kvm_events_key *key)
 static size_t key_hash(long key, void *ctx __maybe_unused)
 {
 	const struct kvm_events_key *k = (const void *)key;
-	u64 h = k->key ^ ((u64)k->group << 47);
+	u64 h = k->key ^ ((u64)k->group << 47) ^ ((u64)k->pid << 23);
 
 	return (size_t)((h ^ (h >> 29)) * 0x9e3779b97f4a7c15ULL);
 }
@@ -106,7 +107,7 @@ static bool key_equal(long key1, long key2, void *ctx __maybe_unused)
 	const struct kvm_events_key *a = (const void *)key1;
 	const struct kvm_events_key *b = (const void *)key2;
 
-	return a->key == b->key && a->group == b->group;
+	return a->key == b->key && a->group == b->group && a->pid == b->pid;
 }
 
 static size_t tid_hash(long key, void *ctx __maybe_unused)
@@ -205,6 +206,16 @@ static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 	return vcpu;
 }
 
+/*
+ * A vcpu id is only unique within its VM: a --per-vcpu group is the pair
+ * (pid, vcpu id), its pid in key->pid.  --per-vm's group is the pid.
+ */
+static u32 group_pid_of(const struct kvm_events_report *report,
+			const struct vcpu_state *vcpu)
+{
+	return report->opts.group == KVM_EVENTS_GROUP_NONE ? 0 : vcpu->pid;
+}
+
 static u32 group_of(const struct kvm_events_report *report,
 		    const struct vcpu_state *vcpu)
 {
@@ -220,7 +231,7 @@ static u32 group_of(const struct kvm_events_report *report,
 }
 
 static struct kvm_events_key *key__new(struct kvm_events_report *report,
-				       u64 key, u32 group)
+				       u64 key, u32 group, u32 pid)
 {
 	struct kvm_events_key *entry = zalloc(sizeof(*entry));
 
@@ -228,6 +239,7 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 		return NULL;
 	entry->key = key;
 	entry->group = group;
+	entry->pid = pid;
 	init_stats(&entry->stats);
 	report->analysis->key_name(key, entry->name, sizeof(entry->name));
 	if (report->opts.percentiles)
@@ -246,17 +258,17 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 }
 
 static struct kvm_events_key *key__get(struct kvm_events_report *report,
-				       u64 key, u32 group)
+				       u64 key, u32 group, u32 pid)
 {
-	struct kvm_events_key lookup = { .key = key, .group = group };
+	struct kvm_events_key lookup = { .key = key, .group = group, .pid = pid };
 	struct kvm_events_key **cached, *entry;
 
-	cached = &report->pairing->key_cache[(key ^ key >> 7 ^ group) % PAIRING_CACHE];
+	cached = &report->pairing->key_cache[(key ^ key >> 7 ^ group ^ pid) % PAIRING_CACHE];
 	entry = *cached;
-	if (entry && entry->key == key && entry->group == group)
+	if (entry && entry->key == key && entry->group == group && entry->pid == pid)
 		return entry;
 	if (!hashmap__find(report->pairing->keys, &lookup, &entry))
-		entry = key__new(report, key, group);
+		entry = key__new(report, key, group, pid);
 	if (entry)
 		*cached = entry;
 	return entry;
@@ -301,6 +313,19 @@ static void log2_ns_add(u64 *log2_ns, u64 duration)
 	log2_ns[bucket]++;
 }
 
+/*
+ * Is @a faster than @b?  An event whose time is unknown ranks below every
+ * timed one, so that --top lists it only where fewer events have a time,
+ * the later the lower.
+ */
+static bool outlier_faster(const struct kvm_events_outlier *a,
+			   const struct kvm_events_outlier *b)
+{
+	if (a->timed != b->timed)
+		return !a->timed;
+	return a->timed ? a->duration < b->duration : a->time > b->time;
+}
+
 /* Keeps the opts.top slowest: a min-heap, its root the fastest kept. */
 static void top_sift_down(struct kvm_events_outlier *heap, u32 nr, u32 i)
 {
@@ -308,9 +333,9 @@ static void top_sift_down(struct kvm_events_outlier *heap, u32 nr, u32 i)
 		u32 l = 2 * i + 1, r = l + 1, min = i;
 		struct kvm_events_outlier tmp;
 
-		if (l < nr && heap[l].duration < heap[min].duration)
+		if (l < nr && outlier_faster(&heap[l], &heap[min]))
 			min = l;
-		if (r < nr && heap[r].duration < heap[min].duration)
+		if (r < nr && outlier_faster(&heap[r], &heap[min]))
 			min = r;
 		if (min == i)
 			return;
@@ -352,7 +377,7 @@ static void top_add(struct kvm_events_report *report,
 	}
 	heap = report->top;
 	if (report->nr_top == report->opts.top) {
-		if (o->duration <= heap[0].duration)
+		if (!outlier_faster(&heap[0], o))
 			return;
 		heap[0] = *o;
 		top_sift_down(heap, report->nr_top, 0);
@@ -360,7 +385,7 @@ static void top_add(struct kvm_events_report *report,
 	}
 	i = report->nr_top++;
 	heap[i] = *o;
-	while (i && heap[(i - 1) / 2].duration > heap[i].duration) {
+	while (i && outlier_faster(&heap[i], &heap[(i - 1) / 2])) {
 		struct kvm_events_outlier tmp = heap[i];
 
 		heap[i] = heap[(i - 1) / 2];
@@ -373,6 +398,8 @@ static int compare_outliers(const void *a, const void *b)
 {
 	const struct kvm_events_outlier *x = a, *y = b;
 
+	if (x->timed != y->timed)
+		return x->timed ? -1 : 1;
 	if (x->duration != y->duration)
 		return x->duration < y->duration ? 1 : -1;
 	return x->time < y->time ? -1 : x->time > y->time;
@@ -385,6 +412,20 @@ void kvm_events_report__sort_top(struct kvm_events_report *report)
 		return;
 	qsort(report->top, report->nr_top, sizeof(*report->top),
 	      compare_outliers);
+}
+
+static void top_add_event(struct kvm_events_report *report,
+			  const struct kvm_events_key *entry,
+			  const struct vcpu_state *vcpu, u64 time, u64 rip,
+			  u64 duration, bool timed)
+{
+	struct kvm_events_outlier o = {
+		.duration = duration, .time = time, .key = entry->key,
+		.rip = rip, .vcpu = vcpu->vcpu, .pid = vcpu->pid,
+		.tid = vcpu->tid, .timed = timed,
+	};
+
+	top_add(report, &o);
 }
 
 static void add_time(struct kvm_events_report *report,
@@ -406,14 +447,8 @@ static void add_time(struct kvm_events_report *report,
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
 	if (entry->log2_ns)
 		log2_ns_add(entry->log2_ns, duration);
-	if (report->top) {
-		struct kvm_events_outlier o = {
-			.duration = duration, .time = time, .key = entry->key,
-			.rip = vcpu->rip, .vcpu = vcpu->vcpu, .pid = vcpu->pid,
-		};
-
-		top_add(report, &o);
-	}
+	if (report->top)
+		top_add_event(report, entry, vcpu, time, vcpu->rip, duration, true);
 }
 
 /*
@@ -430,7 +465,7 @@ static void account(struct kvm_events_report *report,
 		report->totals.filtered++;
 		return;
 	}
-	entry = key__get(report, key, group_of(report, vcpu));
+	entry = key__get(report, key, group_of(report, vcpu), group_pid_of(report, vcpu));
 	if (!entry) {
 		/* Out of memory: say so in the buckets rather than crash. */
 		report->totals.no_memory++;
@@ -444,6 +479,14 @@ static void account(struct kvm_events_report *report,
 		report->totals.no_end++;
 	else if (how == NO_BEGIN)
 		report->totals.no_begin++;
+	/*
+	 * An event cut off from its begin or end has a time, unknown: --top
+	 * lists it after the timed ones rather than show none where no
+	 * event has an end (kvm_pio without kvm_entry).
+	 */
+	if (report->top && (how == NO_END || how == NO_BEGIN))
+		top_add_event(report, entry, vcpu, time,
+			      how == NO_END ? vcpu->begin_rip : vcpu->rip, 0, false);
 }
 
 /* The pending sample's end will never come. */
@@ -466,6 +509,7 @@ static void vcpu_state__begin(struct kvm_events_report *report,
 	vcpu_state__cut(report, vcpu);
 	vcpu->open = true;
 	vcpu->begin_time = s->time;
+	vcpu->begin_rip = vcpu->rip;
 	vcpu->pending = keyed;
 	vcpu->pending_key = key;
 	if (!keyed)
@@ -627,13 +671,15 @@ static int compare_u64_desc(u64 a, u64 b)
 	return a == b ? 0 : a < b ? 1 : -1;
 }
 
-/* Groups ascending, then the sort key descending, then names ascending */
+/* Groups (pid, then vcpu or pid) ascending, the sort key descending, names ascending */
 static int compare_keys(const struct kvm_events_key *a,
 			const struct kvm_events_key *b,
 			enum kvm_events_sort sort)
 {
 	int ret = 0;
 
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
 	switch (sort) {

@@ -106,9 +106,10 @@
  * OUT.data.events holds one line per sample of each analysis, in the time
  * order of the samples (over all analyses and vcpus):
  *
- *   <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns> <rip>
+ *   <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns> <rip> <tid>
  *
- * <vcpu> is the vcpu id, <pid> its VM's and <key> is as in .truth:
+ * <vcpu> is the vcpu id, <pid> its VM's, <tid> its thread's, <rip> the
+ * guest rip of the vcpu's last kvm_exit, and <key> is as in .truth:
  *   vmexit  a kvm_exit: time is its timestamp, duration lasts until the
  *           vcpu's next kvm_entry, rip is its guest_rip field
  *   mmio    a kvm_mmio read (key <gpa>:R) or write (<gpa>:W): time is its

@@ -32,7 +32,7 @@
 /* Above this many exits, no OUT.data.events: see the comment on top */
 #define EVENTS_MAX_EXITS	2000000
 #define EVENTS_QUEUE_MIN	4096
-#define EVENTS_LINE_MAX		128
+#define EVENTS_LINE_MAX		160
 #define KEY_MAX			48
 /* perf_clock() of a host that booted about 20 minutes ago */
 #define FIRST_EVENT_TIME	1234567890123ULL

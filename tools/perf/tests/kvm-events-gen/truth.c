@@ -55,7 +55,7 @@ static char *fmt_hex(char *p, u64 val)
 	return p;
 }
 
-/* <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns|-> <rip> */
+/* <analysis> <vcpu> <pid> <key> <time_ns> <duration_ns|-> <rip> <tid> */
 static void events_write_line(struct events *ev, const struct event_line *l)
 {
 	char buf[EVENTS_LINE_MAX], *p = buf;
@@ -79,6 +79,8 @@ static void events_write_line(struct events *ev, const struct event_line *l)
 		*p++ = '-';
 	*p++ = ' ';
 	p = fmt_hex(p, l->rip);
+	*p++ = ' ';
+	p = fmt_dec(p, l->v->tid);
 	*p++ = '\n';
 	out_write(&ev->out, buf, p - buf);
 }
@@ -338,11 +340,11 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		fprintf(fp, "# kvmgen scenario %s exits %u vms %u vcpus %u cpus %d\n",
 			sc->name, g->nr_exits, sc->nr_vms, g->nr_vcpus,
 			NR_HOST_CPUS);
-		for (i = 0; i < sc->nr_vms; i++)
-			fprintf(fp, "# vm pid %u comm %s vcpus %u\n",
-				sc->vms[i].pid, sc->vms[i].comm,
-				sc->vms[i].nr_vcpus);
 	}
+	/* Every VM's comm, which the reports name it by */
+	for (i = 0; i < sc->nr_vms; i++)
+		fprintf(fp, "# vm pid %u comm %s vcpus %u\n",
+			sc->vms[i].pid, sc->vms[i].comm, sc->vms[i].nr_vcpus);
 	for (i = 0; i < g->nr_vcpus; i++) {
 		vcpu_label(g, &g->vcpus[i], label, sizeof(label));
 		fprintf(fp, "# vcpu %s tid %u\n", label, g->vcpus[i].tid);
@@ -367,7 +369,7 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 			g->nr_exits, EVENTS_MAX_EXITS);
 	else
 		fprintf(fp,
-			"# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip\n");
+			"# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip tid\n");
 	fprintf(fp, "# analysis vcpu key samples paired total_ns\n");
 }
 

@@ -2,9 +2,10 @@
 """The one oracle of the kvm-events shell tests: kvmgen's ground truth.
 
 kvmgen writes, beside each recording FILE, FILE.events (one line per
-sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip")
-and FILE.truth (comment lines with the samples of each tracepoint and the
-losses, then "analysis vcpu key samples paired total_ns" per key).  Every
+sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip
+tid") and FILE.truth (comment lines with the samples of each tracepoint,
+the losses and each VM's pid and comm, then "analysis vcpu key samples
+paired total_ns" per key).  Every
 expected value below is derived from those two files alone, never from
 another perf output, and compared with `perf kvm-events report --json`
 (and the table, --csv, --top and --histogram where those are what is
@@ -18,7 +19,12 @@ documented 0.4%.
   kvm_events_check.py options FILE NAME
         every analysis of FILE with --stats, --vcpu, --duration, --time,
         -p, --per-vcpu, --per-vm, every --key, --top and --histogram (as
-        text and JSON), --csv (the same numbers as the JSON), the span
+        text and JSON), --csv (the same numbers as the JSON), the span;
+        with two VMs, -p with --vcpu, and --per-vcpu's (pid, vcpu) tables
+  kvm_events_check.py columns FILE ANALYSIS [REPORT OPTION...]
+        every table of the report has rows as wide as its header, cells
+        that end where their header ends, and a key column as wide as the
+        longest key, at least 20
   kvm_events_check.py diff OLD NEW ANALYSIS
         perf kvm-events diff: rates, average and p99 times of every key,
         as a table, --json and --csv
@@ -72,6 +78,7 @@ class Sample:
         self.time = int(f[4])
         self.duration = None if f[5] == "-" else int(f[5])
         self.rip = int(f[6], 16)
+        self.tid = int(f[7])
 
 
 def read_events(data):
@@ -93,6 +100,17 @@ def read_truth(data):
                 continue
             table[(words[0], words[1], words[2])] = tuple(int(w) for w in words[3:6])
     return header, table
+
+
+def read_comms(data):
+    """Each VM's comm, by pid: the .truth's "# vm pid P comm C" lines."""
+    comms = {}
+    with open(data + ".truth") as f:
+        for line in f:
+            words = line.split()
+            if words[:3] == ["#", "vm", "pid"]:
+                comms[int(words[3])] = words[5]
+    return comms
 
 
 def check_truth_table(data, events):
@@ -189,13 +207,29 @@ def untimed_of(samples):
                if s.duration is None and (s.analysis, s.key) not in NO_TIME_KEYS)
 
 
+def vcpu_of(comms):
+    """--per-vcpu's group: the VM's pid and comm, and the vcpu id."""
+    return lambda s: (s.pid, comms[s.pid], s.vcpu)
+
+
+def got_group(k, per_vcpu):
+    if not per_vcpu:
+        return k["group"]
+    if k["group"] != k["vcpu"]:
+        fail("--per-vcpu", f"{k['key']}: group {k['group']} != vcpu {k['vcpu']}")
+    return (k["pid"], k["comm"], k["vcpu"])
+
+
 def check(case, data, args, selected, everything, group_of=None):
     """Run the report with args; selected are the samples it must keep."""
     got = strip_names(case, report(data, args))
     groups = {}
     for s in selected:
         groups.setdefault((group_of(s) if group_of else 0, s.key), []).append(s)
-    got_keys = {(k["group"], k["key"]): k for k in got["keys"]}
+    per_vcpu = "--per-vcpu" in args
+    got_keys = {(got_group(k, per_vcpu), k["key"]): k for k in got["keys"]}
+    if len(got_keys) != len(got["keys"]):
+        fail(case, "two keys of the same group have the same name")
     if set(got_keys) != set(groups):
         fail(case, f"keys {sorted(got_keys)} != {sorted(groups)}")
         return got
@@ -232,12 +266,14 @@ def expected_table(analysis, vcpu, sort, selected, filtered):
     untimed = untimed_of(selected)
     head = ("Analyze events for all VCPUs:" if vcpu == "all"
             else f"Analyze events for VCPU {vcpu}:")
+    # The key column fits the longest key, and is at least 20 wide.
+    width = max([20] + [len(k) for k in keys])
     out = [f"\n\n{head}\n\n",
-           "%20s %10s %13s %13s %15s\n\n" % (COLUMNS[analysis], "Samples", "Samples%",
-                                              "Time%", "Avg time")]
+           "%*s %10s %13s %13s %15s\n\n" % (width, COLUMNS[analysis], "Samples", "Samples%",
+                                             "Time%", "Avg time")]
     for k in order:
         smp, paired, ns = keys[k]
-        out.append("%20s %10d %12.2f%%" % (k, smp, smp * 100 / keyed if keyed else 0))
+        out.append("%*s %10d %12.2f%%" % (width, k, smp, smp * 100 / keyed if keyed else 0))
         if paired == 0:
             out.append(" %13s %14s\n" % ("-", "-"))
         else:
@@ -293,33 +329,64 @@ def check_sort(case, data, analysis, samples):
 
 
 def slowest(samples, n):
-    """The n slowest timed samples, slowest first, the earliest first among equals."""
-    return sorted((s for s in samples if s.duration is not None),
-                  key=lambda s: (-s.duration, s.time))[:n]
+    """--top's n events: the timed ones, slowest first, the earliest first
+    among equals, then those cut off from their begin or end, by time."""
+    timed = sorted((s for s in samples if s.duration is not None),
+                   key=lambda s: (-s.duration, s.time))
+    return (timed + sorted((s for s in samples if s.duration is None and
+                            (s.analysis, s.key) not in NO_TIME_KEYS),
+                           key=lambda s: s.time))[:n]
 
 
 def top_of(samples):
     """--top's JSON objects for these samples"""
-    return [{"time_ns": s.time, "vcpu": s.vcpu, "pid": s.pid, "key": s.key,
+    return [{"time_ns": s.time, "vcpu": s.vcpu, "pid": s.pid, "tid": s.tid, "key": s.key,
              "duration_ns": s.duration, "rip": f"{s.rip:#x}" if s.rip else None}
             for s in samples]
 
 
+def time_cell(ns):
+    """A time as the tables print it: in us, or ms or s past 12 digits."""
+    for unit, div in (("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+        digits = "%.2f" % (ns / div)
+        if len(digits) <= 12:
+            break
+    return digits + unit
+
+
 def check_top(case, data, analysis, samples, n):
+    """The slowest events, with their time, vcpu, pid, tid and guest rip
+    as .events has them, then one footer, after every table.  Those cut
+    off from their begin or end come after the timed ones, by time."""
+    case = f"{case} --top {n}"
     text = report(data, ["--event", analysis, "--top", str(n)], json_out=False)
-    rows = text.split("Slowest")[1].strip().splitlines()[4:4 + n]
-    got = [(r.split()[3].partition("/")[0], r.split()[4], int(r.split()[5], 16)) for r in rows]
-    want = [(s.key, f"{s.duration / 1000:.2f}us", s.rip) for s in slowest(samples, n)]
+    timed = slowest(samples, n)
+    head, _, top = text.partition("\nSlowest ")
+    lines = top.splitlines()
+    if not lines or lines[0] != f"{len(timed)} events:":
+        fail(case, f"'Slowest {lines[0] if lines else ''}' != 'Slowest {len(timed)} events:'")
+        return
+    rows, footer = lines[4:4 + len(timed)], lines[4 + len(timed):]
+    got = [tuple(r.split()) for r in rows]
+    want = [(f"{s.time // 10**9}.{s.time % 10**9 // 1000:06d}",
+             "?" if s.vcpu is None else str(s.vcpu), str(s.pid), str(s.tid),
+             s.key, "-" if s.duration is None else time_cell(s.duration),
+             f"0x{s.rip:x}") for s in timed]
+    got = [g[:4] + (g[4].partition("/")[0],) + g[5:] for g in got]
     if got != want:
-        fail(f"{case} --top {n}", f"{got} != {want}")
+        fail(case, f"{got} != {want}")
+    if "Total Samples:" in head or "Samples without time:" in head:
+        fail(case, "the footer begins before the slowest events")
+    if footer[:1] != [""] or not footer[1:2] or not footer[1].startswith("Total Samples:"):
+        fail(case, f"no footer right after the slowest events: {footer[:2]}")
     # JSON: every column of the text, exact
     got = report(data, ["--event", analysis, "--top", str(n)]).get("top")
     if got is not None:
         for o in got:
             o["key"] = o["key"].partition("/")[0]
-    want = top_of(slowest(samples, n))
+    want = top_of(timed)
     if got != want:
-        fail(f"{case} --top {n} --json", f"{got} != {want}")
+        fail(f"{case} --json", f"{got} != {want}")
 
 
 def log2_bucket(ns):
@@ -370,12 +437,15 @@ def check_histogram(case, data, analysis, samples):
         fail(f"{case} --histogram --json", f"{sorted(got.items())} != {sorted(want.items())}")
 
 
-# The CSV's columns: record, then those of a key, a bucket and a top event
+# The CSV's columns: record, then those of a key, a --per-vcpu key's vcpu
+# (pid and vcpu also a top event's), a bucket and a top event
 CSV_KEY = ["group", "key", "samples", "timed", "samples_pct", "time_pct", "total_ns",
            "min_ns", "max_ns", "avg_ns", "stddev_ns", "p50_ns", "p90_ns", "p99_ns",
            "p99_9_ns", "idle"]
+CSV_VCPU = ["pid", "comm", "vcpu"]
 CSV_BUCKET = ["low_ns", "high_ns", "count"]
-CSV_TOP = ["time_ns", "vcpu", "pid", "duration_ns", "rip"]
+CSV_TOP = ["time_ns", "tid", "duration_ns", "rip"]
+CSV_TOP_ROW = ["key", "pid", "vcpu"] + CSV_TOP
 CSV_FLOATS = ("samples_pct", "time_pct", "avg_ns", "stddev_ns")
 
 
@@ -385,20 +455,20 @@ def csv_cell(field, cell):
         return None
     if field == "idle":
         return cell == "1"
-    if field in ("key", "rip"):
+    if field in ("key", "rip", "comm"):
         return cell
     return float(cell) if field in CSV_FLOATS else int(cell)
 
 
 def csv_rows(case, text):
     lines = [line for line in text.splitlines() if not line.startswith("#")]
-    header = CSV_KEY + CSV_BUCKET + CSV_TOP
+    header = CSV_KEY + CSV_VCPU + CSV_BUCKET + CSV_TOP
     if lines[0].split(",") != ["record"] + header:
         fail(case, f"header {lines[0]} != record,{','.join(header)}")
     rows = {"key": [], "bucket": [], "top": []}
     for r in csv.DictReader(io.StringIO("\n".join(lines))):
-        fields = {"key": CSV_KEY, "bucket": ["group", "key"] + CSV_BUCKET,
-                  "top": ["key"] + CSV_TOP}.get(r["record"])
+        fields = {"key": CSV_KEY + CSV_VCPU, "bucket": ["group", "key"] + CSV_VCPU + CSV_BUCKET,
+                  "top": CSV_TOP_ROW}.get(r["record"])
         if fields is None:
             fail(case, f"a row of record {r['record']}")
             continue
@@ -414,13 +484,13 @@ def json_as_csv(obj, fields):
     return {f: obj.get(f) for f in fields}
 
 
-def check_csv(case, data, analysis):
-    args = ["--event", analysis, "--top", "5", "--histogram"]
+def check_csv(case, data, analysis, group=()):
+    args = ["--event", analysis, "--top", "5", "--histogram", *group]
     js = report(data, args)
     text = report(data, args + ["--csv"], json_out=False)
-    case = f"{case} --csv"
+    case = " ".join([case, *group, "--csv"])
     rows = csv_rows(case, text)
-    want = [json_as_csv(k, CSV_KEY) for k in js["keys"]]
+    want = [json_as_csv(k, CSV_KEY + CSV_VCPU) for k in js["keys"]]
     for got, k in zip(rows["key"], want):
         for field in CSV_FLOATS:
             if got[field] is not None and k[field] is not None and \
@@ -428,11 +498,11 @@ def check_csv(case, data, analysis):
                 got[field] = k[field]
     if rows["key"] != want:
         fail(case, f"keys {rows['key']} != the JSON's {want}")
-    want = [dict(group=k["group"], key=k["key"], **b) for k in js["keys"]
+    want = [dict(json_as_csv(k, ["group", "key"] + CSV_VCPU), **b) for k in js["keys"]
             for b in k["histogram"]]
     if rows["bucket"] != want:
         fail(case, f"buckets {rows['bucket']} != the JSON's {want}")
-    want = [json_as_csv(o, ["key"] + CSV_TOP) for o in js["top"]]
+    want = [json_as_csv(o, CSV_TOP_ROW) for o in js["top"]]
     if rows["top"] != want:
         fail(case, f"top {rows['top']} != the JSON's {want}")
     comments = dict(w.split("=", 1) for line in text.splitlines() if line.startswith("#")
@@ -457,8 +527,45 @@ def check_span(case, data, samples):
              f"{header['header_last']}")
 
 
+def titles(text):
+    return [line for line in text.splitlines() if line.startswith("Analyze events for ")]
+
+
+def check_per_vcpu(case, data, analysis, everything, comms):
+    """One table per (VM, vcpu id), titled with both; --csv has them too."""
+    base = ["--event", analysis, "--per-vcpu"]
+    check(case + " --per-vcpu", data, base, everything, everything,
+          group_of=vcpu_of(comms))
+    pairs = sorted({(s.pid, s.vcpu) for s in everything})
+    want = [f"Analyze events for VM pid {pid} ({comms[pid]}) VCPU {vcpu}:"
+            for pid, vcpu in pairs]
+    got = titles(report(data, base, json_out=False))
+    if got != want:
+        fail(case + " --per-vcpu", f"titles {got} != {want}")
+    text = report(data, base + ["--csv"], json_out=False)
+    rows = csv_rows(case + " --per-vcpu --csv", text)["key"]
+    got = sorted((r["pid"], r["comm"], r["vcpu"], r["key"].partition("/")[0]) for r in rows)
+    want = sorted({(s.pid, comms[s.pid], s.vcpu, s.key) for s in everything})
+    if got != want:
+        fail(case + " --per-vcpu --csv", f"pid,comm,vcpu,key {got[:4]}... != {want[:4]}...")
+    # Its buckets and top events, as the JSON has them
+    check_csv(case, data, analysis, ["--per-vcpu"])
+
+
+def check_vm_vcpu(case, data, analysis, everything, pid, vcpu):
+    """-p and --vcpu: that vcpu id of that VM alone, and the title says so."""
+    args = ["--event", analysis, "-p", str(pid), "--vcpu", str(vcpu)]
+    check(f"{case} -p {pid} --vcpu {vcpu}", data, args,
+          [s for s in everything if s.pid == pid and s.vcpu == vcpu], everything)
+    got = titles(report(data, args, json_out=False))
+    want = [f"Analyze events for VM pid {pid}, VCPU {vcpu}:"]
+    if got != want:
+        fail(f"{case} -p {pid} --vcpu {vcpu}", f"title {got} != {want}")
+
+
 def cmd_report(data, scenario, tables):
     events = read_events(data)
+    comms = read_comms(data)
     if not events:
         fail(scenario, f"{data}.events has no sample")
     if tables:
@@ -500,15 +607,75 @@ def cmd_report(data, scenario, tables):
         check(case + f" -p {pid}", data, base + ["-p", str(pid)],
               [s for s in everything if s.pid == pid], everything)
         if has_vcpu:
-            check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything,
-                  everything, group_of=lambda s: s.vcpu)
+            check_per_vcpu(case, data, analysis, everything, comms)
+        if has_vcpu and len(comms) > 1:
+            for p in sorted(comms):
+                check_vm_vcpu(case, data, analysis, everything, p, 1)
         check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
               group_of=lambda s: s.pid)
         check_sort(case, data, analysis, everything)
         check_top(case, data, analysis, everything, 5)
+        if untimed_of(everything):
+            check_top(case, data, analysis, everything, len(everything))
         check_histogram(case, data, analysis, everything)
         check_csv(case, data, analysis)
         check_span(case, data, everything)
+
+
+# The headers of the time columns: the last of a table stands out by one.
+TIME_HEADERS = {"Total time", "Min time", "Max time", "Avg time", "Stddev",
+                "p50", "p90", "p99", "p99.9"}
+
+
+def ends(line, sep):
+    """Where each cell of a line ends: cells are split by runs of sep."""
+    return [m.end() for m in re.finditer(r"\S+(?: \S+)*" if sep == "  " else r"\S+", line)]
+
+
+def text_tables(text):
+    """(header, rows) of each table: after its title line and a blank line,
+    the header, a blank line, then the rows up to the next blank line."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not re.match(r"(Analyze events for .*|Idle: .*|Slowest \d+ events):$", line):
+            continue
+        rows = []
+        for row in lines[i + 4:]:
+            if not row:
+                break
+            rows.append(row)
+        yield lines[i + 2], rows
+
+
+def cmd_columns(data, analysis, args):
+    """Every row as wide as its header, every cell ending where its header
+    ends (the original layout's last header, Avg time, one further), and
+    the key column as wide as the longest key, at least 20: of all the
+    tables of the report, which line up with each other, or of --top's."""
+    case = f"{data} --event {analysis} {' '.join(args)}"
+    text = report(data, ["--event", analysis] + args, json_out=False)
+    tables = list(text_tables(text))
+    if not tables or not all(rows for _, rows in tables):
+        fail(case, "no table with rows:\n" + text)
+        return
+    keys = max([20] + [len(r.split()[0]) for header, rows in tables
+                       if header.split()[0] != "Time" for r in rows])
+    for header, rows in tables:
+        want = ends(header, "  ")
+        top = header.split()[0] == "Time"
+        if top:
+            # Time, VCPU, PID and TID come first: 16, 10, 8 and 8 wide
+            col, width = 4, 46 + max([20] + [len(r.split()[4]) for r in rows])
+        else:
+            col, width = 0, keys
+        if want[col] != width:
+            fail(case, f"key column ends at {want[col]}, not {width}:\n{header}")
+        if not top and header.split("  ")[-1].strip() in TIME_HEADERS:
+            want[-1] -= 1
+        for row in rows:
+            if len(row) != want[-1] or ends(row, " ") != want:
+                fail(case, f"row not in line with the header:\n{header}\n{row}")
+                break
 
 
 def seconds(path):
@@ -816,6 +983,8 @@ def main():
         cmd_report(args[0], args[1], cmd == "table")
     elif cmd == "schema":
         cmd_schema(*args[:4])
+    elif cmd == "columns":
+        cmd_columns(args[0], args[1], args[2:])
     elif cmd == "diff":
         cmd_diff(args[0], args[1], args[2])
     elif cmd == "accounting":
