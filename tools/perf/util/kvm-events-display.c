@@ -618,11 +618,6 @@ static const char * const sort_names[] = {
 	[KVM_EVENTS_SORT_NAME]		= "name",
 };
 
-static const char *sort_name(enum kvm_events_sort sort)
-{
-	return sort_names[sort];
-}
-
 int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort)
 {
 	size_t i;
@@ -634,6 +629,11 @@ int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort)
 		}
 	}
 	return -EINVAL;
+}
+
+static const char *sort_name(enum kvm_events_sort sort)
+{
+	return sort_names[sort];
 }
 
 void kvm_events_json_string(const char *str, FILE *fp)
@@ -1082,12 +1082,12 @@ int kvm_events_display__report(const struct kvm_events_display *d)
 	if (!keys)
 		return -ENOMEM;
 	kvm_events_report__sort_top(d->report);
-	if (d->view->format == KVM_EVENTS_FORMAT_JSON)
-		print_json(d, keys, nr, stdout);
-	else if (d->view->format == KVM_EVENTS_FORMAT_CSV)
-		print_csv(d, keys, nr, stdout);
-	else
+	if (d->view->format == KVM_EVENTS_FORMAT_TABLE)
 		kvm_events_display__tables(d, keys, nr, stdout);
+	else if (d->view->format == KVM_EVENTS_FORMAT_JSON)
+		print_json(d, keys, nr, stdout);
+	else
+		print_csv(d, keys, nr, stdout);
 	free(keys);
 	return 0;
 }
