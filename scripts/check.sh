@@ -73,6 +73,11 @@ cat "$log"
 p=$(grep -E -c ': Ok$' "$log")
 f=$(grep -E -c ': FAILED!?' "$log")
 s=$(grep -E -c ': Skip' "$log")
+# A failure says why only with -v: run each failed test again, verbosely.
+for t in $(sed -n 's/^ *\([0-9][0-9.]*\): .*: FAILED!*$/\1/p' "$log"); do
+	echo "--- perf test -v ${t%%.*}, again:"
+	PATH="$(dirname "$perf"):$PATH" "$perf" test -v "${t%%.*}" 2>&1 | tail -40
+done
 rm -f "$log"
 if [ "$p" -eq 0 ]; then
 	fail "perf test kvm-events ran no test"
