@@ -628,46 +628,77 @@ static int compare_u64_desc(u64 a, u64 b)
 	return a == b ? 0 : a < b ? 1 : -1;
 }
 
-/* Groups ascending, then the sort key descending, then names ascending */
+static int compare_double_desc(double a, double b)
+{
+	return a == b ? 0 : a < b ? 1 : -1;
+}
+
+static double key_mean(const struct kvm_events_key *key)
+{
+	return key->timed ? (double)key->total_ns / key->timed : 0;
+}
+
+/* The percentile of each percentile sort key */
+static const double sort_percentile[] = {
+	[KVM_EVENTS_SORT_P50]	= 50,
+	[KVM_EVENTS_SORT_P90]	= 90,
+	[KVM_EVENTS_SORT_P99]	= 99,
+	[KVM_EVENTS_SORT_P99_9]	= 99.9,
+};
+
+/* A key without a timed sample has 0 for every time statistic. */
+int kvm_events_key__compare(const struct kvm_events_key *a,
+			    const struct kvm_events_key *b,
+			    enum kvm_events_sort sort)
+{
+	switch (sort) {
+	case KVM_EVENTS_SORT_SAMPLE:
+		return compare_u64_desc(a->samples, b->samples);
+	case KVM_EVENTS_SORT_TIME:
+		return compare_u64_desc(a->total_ns, b->total_ns);
+	case KVM_EVENTS_SORT_MEAN:
+		return compare_double_desc(key_mean(a), key_mean(b));
+	case KVM_EVENTS_SORT_MIN:
+		return compare_u64_desc(a->timed ? a->stats.min : 0,
+					b->timed ? b->stats.min : 0);
+	case KVM_EVENTS_SORT_MAX:
+		return compare_u64_desc(a->timed ? a->stats.max : 0,
+					b->timed ? b->stats.max : 0);
+	case KVM_EVENTS_SORT_STDDEV:
+		return compare_double_desc(kvm_events_key__stddev(a),
+					   kvm_events_key__stddev(b));
+	case KVM_EVENTS_SORT_P50:
+	case KVM_EVENTS_SORT_P90:
+	case KVM_EVENTS_SORT_P99:
+	case KVM_EVENTS_SORT_P99_9:
+		return compare_u64_desc(kvm_events_key__percentile(a, sort_percentile[sort]),
+					kvm_events_key__percentile(b, sort_percentile[sort]));
+	case KVM_EVENTS_SORT_NAME:
+	default:
+		return strcmp(a->name, b->name);
+	}
+}
+
+/* Groups ascending, then each sort key in turn, then names ascending */
 static int compare_keys(const struct kvm_events_key *a,
 			const struct kvm_events_key *b,
-			enum kvm_events_sort sort)
+			const struct kvm_events_sort_keys *sort)
 {
-	int ret = 0;
+	u32 i;
+	int ret;
 
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	switch (sort) {
-	case KVM_EVENTS_SORT_TIME:
-		ret = compare_u64_desc(a->total_ns, b->total_ns);
-		break;
-	case KVM_EVENTS_SORT_MEAN:
-		ret = compare_u64_desc(a->timed ? a->total_ns / a->timed : 0,
-				       b->timed ? b->total_ns / b->timed : 0);
-		break;
-	case KVM_EVENTS_SORT_MIN:
-		ret = compare_u64_desc(a->timed ? a->stats.min : 0,
-				       b->timed ? b->stats.min : 0);
-		break;
-	case KVM_EVENTS_SORT_MAX:
-		ret = compare_u64_desc(a->stats.max, b->stats.max);
-		break;
-	case KVM_EVENTS_SORT_P99:
-		ret = compare_u64_desc(kvm_events_key__percentile(a, 99),
-				       kvm_events_key__percentile(b, 99));
-		break;
-	case KVM_EVENTS_SORT_NAME:
-		return strcmp(a->name, b->name);
-	case KVM_EVENTS_SORT_SAMPLE:
-	default:
-		break;
+	for (i = 0; i < sort->nr; i++) {
+		ret = kvm_events_key__compare(a, b, sort->by[i]);
+		if (ret)
+			return ret;
 	}
-	if (!ret)
-		ret = compare_u64_desc(a->samples, b->samples);
-	return ret ? ret : strcmp(a->name, b->name);
+	return strcmp(a->name, b->name);
 }
 
-static enum kvm_events_sort key_sort;
+/* qsort() takes no context */
+static const struct kvm_events_sort_keys *key_sort;
 
 static int compare_key_ptrs(const void *a, const void *b)
 {
@@ -677,7 +708,7 @@ static int compare_key_ptrs(const void *a, const void *b)
 
 /* All keys in output order; the caller frees the array. */
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
-						  enum kvm_events_sort sort,
+						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr)
 {
 	struct kvm_events_key **keys;

@@ -92,8 +92,9 @@
  * byte order, whatever the architecture.
  *
  * EXITS is the number of kvm_exit events (default 1000), split over the
- * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint
- * and other totals), then one line per analysis, vcpu and key:
+ * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint,
+ * other totals and "# idle exits: NAME...", the exits in which a vcpu
+ * waits for work), then one line per analysis, vcpu and key:
  *
  *   <analysis> <vcpu> <key> <samples> <paired> <total_ns>
  *

@@ -358,6 +358,13 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		(unsigned long long)t->orphan_entries,
 		(unsigned long long)t->migrations,
 		(unsigned long long)t->lost);
+	/* The exits in which the vcpu waits for work: --split-idle's */
+	fprintf(fp, "# idle exits:");
+	for (i = 0; i < sc->nr_exits; i++) {
+		if (sc->exits[i].work == WORK_HALT && sc->exits[i].name)
+			fprintf(fp, " %s", sc->exits[i].name);
+	}
+	fprintf(fp, "\n");
 	if (g->nr_exits > EVENTS_MAX_EXITS)
 		fprintf(fp, "# events not written: exits %u > %d\n",
 			g->nr_exits, EVENTS_MAX_EXITS);
