@@ -766,6 +766,7 @@ int kvm_events_display__report(const struct kvm_events_display *d)
 	return 0;
 }
 
+/* diff's table: the keys of two recordings side by side */
 struct diff_row {
 	const char		*name;
 	struct kvm_events_key	*old, *new;

@@ -180,11 +180,7 @@ enum kvm_events_sort {
 };
 
 #define KVM_EVENTS_MAX_SORT_KEYS	8
-
-/*
- * Sort by by[0], its ties by by[1], and so on; the last ties by name.
- * No key at all sorts by name.
- */
+/* Sort by by[0], its ties by by[1]..., the last ties by name */
 struct kvm_events_sort_keys {
 	u32			nr;
 	enum kvm_events_sort	by[KVM_EVENTS_MAX_SORT_KEYS];
@@ -232,10 +228,6 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
 						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr);
-/* < 0 if @a comes first by @sort alone, > 0 if @b does, 0 on a tie */
-int kvm_events_key__compare(const struct kvm_events_key *a,
-			    const struct kvm_events_key *b,
-			    enum kvm_events_sort sort);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
 
 /* What kvm_events_read() reads, and how */

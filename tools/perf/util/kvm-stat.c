@@ -623,60 +623,31 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 	return NULL;
 }
 
-static int compare_u64_desc(u64 a, u64 b)
+static int compare_desc(double a, double b)
 {
 	return a == b ? 0 : a < b ? 1 : -1;
 }
 
-static int compare_double_desc(double a, double b)
+/* What @sort sorts by: a key without a timed sample has 0 for each time */
+static double sort_value(const struct kvm_events_key *key, enum kvm_events_sort sort)
 {
-	return a == b ? 0 : a < b ? 1 : -1;
-}
-
-static double key_mean(const struct kvm_events_key *key)
-{
-	return key->timed ? (double)key->total_ns / key->timed : 0;
-}
-
-/* The percentile of each percentile sort key */
-static const double sort_percentile[] = {
-	[KVM_EVENTS_SORT_P50]	= 50,
-	[KVM_EVENTS_SORT_P90]	= 90,
-	[KVM_EVENTS_SORT_P99]	= 99,
-	[KVM_EVENTS_SORT_P99_9]	= 99.9,
-};
-
-/* A key without a timed sample has 0 for every time statistic. */
-int kvm_events_key__compare(const struct kvm_events_key *a,
-			    const struct kvm_events_key *b,
-			    enum kvm_events_sort sort)
-{
-	switch (sort) {
-	case KVM_EVENTS_SORT_SAMPLE:
-		return compare_u64_desc(a->samples, b->samples);
-	case KVM_EVENTS_SORT_TIME:
-		return compare_u64_desc(a->total_ns, b->total_ns);
-	case KVM_EVENTS_SORT_MEAN:
-		return compare_double_desc(key_mean(a), key_mean(b));
-	case KVM_EVENTS_SORT_MIN:
-		return compare_u64_desc(a->timed ? a->stats.min : 0,
-					b->timed ? b->stats.min : 0);
-	case KVM_EVENTS_SORT_MAX:
-		return compare_u64_desc(a->timed ? a->stats.max : 0,
-					b->timed ? b->stats.max : 0);
-	case KVM_EVENTS_SORT_STDDEV:
-		return compare_double_desc(kvm_events_key__stddev(a),
-					   kvm_events_key__stddev(b));
-	case KVM_EVENTS_SORT_P50:
-	case KVM_EVENTS_SORT_P90:
-	case KVM_EVENTS_SORT_P99:
-	case KVM_EVENTS_SORT_P99_9:
-		return compare_u64_desc(kvm_events_key__percentile(a, sort_percentile[sort]),
-					kvm_events_key__percentile(b, sort_percentile[sort]));
-	case KVM_EVENTS_SORT_NAME:
-	default:
-		return strcmp(a->name, b->name);
-	}
+	if (sort == KVM_EVENTS_SORT_SAMPLE)
+		return key->samples;
+	if (!key->timed)
+		return 0;
+	if (sort == KVM_EVENTS_SORT_TIME)
+		return key->total_ns;
+	if (sort == KVM_EVENTS_SORT_MEAN)
+		return (double)key->total_ns / key->timed;
+	if (sort == KVM_EVENTS_SORT_MIN)
+		return key->stats.min;
+	if (sort == KVM_EVENTS_SORT_MAX)
+		return key->stats.max;
+	if (sort == KVM_EVENTS_SORT_STDDEV)
+		return kvm_events_key__stddev(key);
+	return kvm_events_key__percentile(key, sort == KVM_EVENTS_SORT_P50 ? 50 :
+					  sort == KVM_EVENTS_SORT_P90 ? 90 :
+					  sort == KVM_EVENTS_SORT_P99 ? 99 : 99.9);
 }
 
 /* Groups ascending, then each sort key in turn, then names ascending */
@@ -685,20 +656,19 @@ static int compare_keys(const struct kvm_events_key *a,
 			const struct kvm_events_sort_keys *sort)
 {
 	u32 i;
-	int ret;
 
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	for (i = 0; i < sort->nr; i++) {
-		ret = kvm_events_key__compare(a, b, sort->by[i]);
+	for (i = 0; i < sort->nr && sort->by[i] != KVM_EVENTS_SORT_NAME; i++) {
+		int ret = compare_desc(sort_value(a, sort->by[i]), sort_value(b, sort->by[i]));
+
 		if (ret)
 			return ret;
 	}
 	return strcmp(a->name, b->name);
 }
 
-/* qsort() takes no context */
-static const struct kvm_events_sort_keys *key_sort;
+static const struct kvm_events_sort_keys *key_sort;	/* qsort() has no context */
 
 static int compare_key_ptrs(const void *a, const void *b)
 {
