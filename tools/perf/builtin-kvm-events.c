@@ -75,6 +75,9 @@ struct kvm_events {
 	struct kvm_events_input		in;
 };
 
+/* The subcommand that runs, for the options' errors */
+static const char *kvm_events_cmd = "report";
+
 /* Says why no kvm tracepoint can be recorded, and how to fix it. */
 static void explain_missing_tracepoints(void)
 {
@@ -348,14 +351,14 @@ static int parse_time_option(struct kvm_events *kvm)
 	/* Percents are of the span the header gives: a pipe's has none. */
 	if (strchr(ranges, '%') &&
 	    kvm->session->evlist->last_sample_time <= kvm->session->evlist->first_sample_time) {
-		pr_err("perf kvm-events report: --time %s: %s has no first and last sample times (recorded to a pipe, or with -B): give the range in seconds\n",
-		       ranges, kvm->input);
+		pr_err("perf kvm-events %s: --time %s: %s has no first and last sample times (recorded to a pipe, or with -B): give the range in seconds\n",
+		       kvm_events_cmd, ranges, kvm->input);
 		return -EINVAL;
 	}
 	if (perf_time__parse_for_ranges(ranges, kvm->session,
 					&kvm->opts.time_ranges, &size, &num)) {
-		pr_err("perf kvm-events report: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
-		       ranges);
+		pr_err("perf kvm-events %s: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
+		       kvm_events_cmd, ranges);
 		return -EINVAL;
 	}
 	kvm->opts.nr_time_ranges = num;
@@ -591,9 +594,6 @@ static struct kvm_events_args args = {
 	.delay		= 1,
 };
 
-/* The subcommand that runs, for the options' errors */
-static const char *kvm_events_cmd = "report";
-
 /* A count option: decimal, from @min to @max */
 static int parse_u32(const char *opt, const char *arg, u32 min, u32 max,
 		     u32 *val)
@@ -653,14 +653,11 @@ static int parse_analysis(const struct option *opt, const char *arg, int unset)
 
 static int parse_sort(const struct option *opt, const char *arg, int unset)
 {
-	enum kvm_events_sort *sort = opt->value;
+	struct kvm_events_view *view = opt->value;
 
-	*sort = KVM_EVENTS_SORT_SAMPLE;
-	if (unset || !kvm_events_sort__parse(arg, sort))
-		return 0;
-	pr_err("perf kvm-events %s: --key %s: unknown, expected one of %s\n",
-	       kvm_events_cmd, arg, KVM_EVENTS_SORT_NAMES);
-	return -EINVAL;
+	view->sort.nr = 0;
+	view->sort_names = NULL;
+	return unset ? 0 : kvm_events_view__set_sort(view, kvm_events_cmd, arg);
 }
 
 static int parse_fields(const struct option *opt, const char *arg, int unset)
@@ -827,17 +824,20 @@ static int parse_format(const struct option *opt, const char *arg __maybe_unused
 	return 0;
 }
 
-/* What is left to set once every option is read */
-static int args__finish(struct kvm_events_args *a)
+/* What is left to set once every option is read; @sort without --key */
+static int args__finish(struct kvm_events_args *a, const char *sort)
 {
 	int ret = 0;
+
+	if (!a->view.sort.nr)
+		ret = kvm_events_view__set_sort(&a->view, kvm_events_cmd, sort);
 
 	if (!a->analysis)
 		a->analysis = kvm_events_analysis__find("vmexit");
 	/* The second thread takes half the work, where there is a CPU for it. */
 	if (a->threads == THREADS_DEFAULT)
 		a->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-	if (!a->view.nr_columns)
+	if (!ret && !a->view.nr_columns)
 		ret = kvm_events_view__set_fields(&a->view, kvm_events_cmd,
 						  a->stats ? KVM_EVENTS_STATS_FIELDS :
 						  KVM_EVENTS_DEFAULT_FIELDS);
@@ -861,21 +861,35 @@ static const struct option analysis_options[] = {
 	OPT_END()
 };
 
-/* Taken by report and live: what the tables show */
-static const struct option table_options[] = {
-	OPT_CALLBACK('k', "key", &args.view.sort, "sort-key",
-		     "sort by: " KVM_EVENTS_SORT_NAMES " (default: sample)",
+/* Taken by report, live and diff: which keys, and in what order */
+static const struct option sort_options[] = {
+	OPT_CALLBACK('k', "key", &args.view, "key[,key...]",
+		     "sort by these, in turn, then by name: " KVM_EVENTS_SORT_NAMES,
 		     parse_sort),
 	OPT_CALLBACK(0, "duration", &args, "us",
 		     "only events that took at least this many microseconds",
 		     parse_duration),
-	OPT_CALLBACK(0, "fields", &args.view, "fields",
-		     "columns to show, any of: " KVM_EVENTS_STATS_FIELDS,
-		     parse_fields),
 	OPT_BOOLEAN(0, "split-idle", &args.view.split_idle,
 		    "set idle exits (HLT) apart, out of Time%"),
 	OPT_PARENT(analysis_options),
 };
+
+/* Taken by report and diff: what to read of a recording */
+static const struct option read_options[] = {
+	OPT_STRING(0, "time", &args.view.time, "str",
+		   "only samples in these time windows: start,end in seconds or percent"),
+	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
+		     "only these VM processes", parse_pids),
+	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_PARENT(sort_options),
+};
+
+/* Report and live print the tables of the --fields columns. */
+#define OPT_FIELDS							\
+	OPT_CALLBACK(0, "fields", &args.view, "fields",			\
+		     "columns to show, any of: " KVM_EVENTS_STATS_FIELDS,	\
+		     parse_fields)
 
 static int parse_record_event(const struct option *opt, const char *arg,
 			      int unset)
@@ -970,8 +984,7 @@ static int print_report(struct kvm_events *kvm)
 
 static const struct option report_options[] = {
 	OPT_STRING('i', "input", &args.input, "file", "input file name"),
-	OPT_STRING(0, "time", &args.view.time, "str",
-		   "only samples in these time windows: start,end in seconds or percent"),
+	OPT_FIELDS,
 	OPT_BOOLEAN(0, "stats", &args.stats,
 		    "show every statistic: " KVM_EVENTS_STATS_FIELDS),
 	OPT_BOOLEAN(0, "histogram", &args.opts.histogram,
@@ -993,11 +1006,7 @@ static const struct option report_options[] = {
 	OPT_BOOLEAN_FLAG(0, "generic-reader", &args.generic_reader,
 			 "read through perf's session code, not the faster reader of the data section",
 			 PARSE_OPT_HIDDEN),
-	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
-		     "only these VM processes", parse_pids),
-	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
-	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
-	OPT_PARENT(table_options),
+	OPT_PARENT(read_options),
 };
 
 static const char * const report_usage[] = {
@@ -1012,8 +1021,10 @@ static int kvm_events_report(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, report_options, report_usage, 0);
 	if (argc)
-		usage_with_options(report_usage, report_options);
-	if (args__finish(&args))
+		usage_with_options_msg(report_usage, report_options,
+				       "perf kvm-events report: unexpected argument '%s'; the recording is read with -i",
+				       argv[0]);
+	if (args__finish(&args, "sample"))
 		return 1;
 
 	kvm_events__init(&kvm, args.input);
@@ -1028,6 +1039,26 @@ static int kvm_events_report(int argc, const char **argv)
  * diff: two recordings read as report reads them, key by key, in events
  * and time per second of each recording.
  */
+/* How much of [@first, @last] the --time ranges take */
+static u64 selected_ns(const struct kvm_events_options *opts, u64 first, u64 last)
+{
+	u64 sum = 0;
+	int i;
+
+	if (!opts->nr_time_ranges)
+		return last - first;
+	for (i = 0; i < opts->nr_time_ranges; i++) {
+		const struct perf_time_interval *r = &opts->time_ranges[i];
+		u64 start = max(r->start, first);
+		u64 end = r->end ? min(r->end, last) : last;
+
+		if (end > start)
+			sum += end - start;
+	}
+	return sum;
+}
+
+/* The span the rates are per: the recording's, or what --time keeps of it */
 static double recording_seconds(struct kvm_events *kvm)
 {
 	struct evlist *evlist = kvm->session->evlist;
@@ -1037,7 +1068,7 @@ static double recording_seconds(struct kvm_events *kvm)
 		first = kvm->report.totals.first_time;
 		last = kvm->report.totals.last_time;
 	}
-	return last > first ? (last - first) / 1e9 : 0;
+	return last > first ? selected_ns(&kvm->opts, first, last) / 1e9 : 0;
 }
 
 /* Exit reasons of two architectures share no keys. */
@@ -1063,15 +1094,11 @@ static int print_diff(struct kvm_events *old, struct kvm_events *new)
 }
 
 static const struct option diff_options[] = {
-	OPT_CALLBACK('p', "pid", &args, "pid[,pid...]",
-		     "only these VM processes", parse_pids),
 	OPT_CALLBACK_NOOPT(0, "json", &args.view.format, NULL,
 			   "print the comparison as JSON", parse_format),
 	OPT_CALLBACK_NOOPT(0, "csv", &args.view.format, NULL,
 			   "print the comparison as CSV", parse_format),
-	OPT_BOOLEAN('f', "force", &args.force, "don't complain, do it"),
-	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
-	OPT_PARENT(analysis_options),
+	OPT_PARENT(read_options),
 };
 
 static const char * const diff_usage[] = {
@@ -1086,10 +1113,13 @@ static int kvm_events_diff(int argc, const char **argv)
 
 	argc = parse_options(argc, argv, diff_options, diff_usage, 0);
 	if (argc != 2)
-		usage_with_options(diff_usage, diff_options);
+		usage_with_options_msg(diff_usage, diff_options,
+				       "perf kvm-events diff: expected two recordings, <old file> <new file>; got %d argument%s",
+				       argc, argc == 1 ? "" : "s");
 	/* The change of p99 is one of diff's columns. */
 	args.opts.percentiles = true;
-	if (args__finish(&args))
+	/* By default, the largest change of the time spent per second first */
+	if (args__finish(&args, "time"))
 		return 1;
 
 	kvm_events__init(&old, argv[0]);
@@ -1251,7 +1281,7 @@ static void live__print(struct live *live)
 	struct kvm_events_key **keys;
 	size_t nr;
 
-	keys = kvm_events_report__sorted(&live->kvm.report, live->kvm.args->view.sort,
+	keys = kvm_events_report__sorted(&live->kvm.report, &live->kvm.args->view.sort,
 					  &nr);
 	if (!keys)
 		return;
@@ -1357,7 +1387,8 @@ static void __noreturn live__record(int argc, const char **argv, int pipefd[2])
 static const struct option live_options[] = {
 	OPT_CALLBACK('d', "delay", &args.delay, "secs",
 		     "seconds between refreshes (default: 1)", parse_delay),
-	OPT_PARENT(table_options),
+	OPT_FIELDS,
+	OPT_PARENT(sort_options),
 };
 
 static const char * const live_usage[] = {
@@ -1380,7 +1411,7 @@ static int kvm_events_live(int argc, const char **argv)
 		pr_err("perf kvm-events live: -o: live records into a pipe of its own; to keep a recording, use perf kvm-events record -o\n");
 		return 1;
 	}
-	if (args__finish(&args))
+	if (args__finish(&args, "sample"))
 		return 1;
 	memset(&live, 0, sizeof(live));
 	kvm_events__init(&live.kvm, "-");

@@ -623,6 +623,7 @@ static int test__kvm_events_unpaired(struct test_suite *test __maybe_unused,
 
 static int check_many_keys(struct kvm_fixture *f)
 {
+	const struct kvm_events_sort_keys by_samples = { 1, { KVM_EVENTS_SORT_SAMPLE } };
 	struct kvm_events_totals *t = &f->report.totals;
 	struct kvm_events_key **keys;
 	bool sorted;
@@ -638,7 +639,7 @@ static int check_many_keys(struct kvm_fixture *f)
 				!feed(f, &f->entry, 300, 1000ULL * i + 100, 0, 0, 0));
 	}
 	kvm_events_report__finish(&f->report);
-	keys = kvm_events_report__sorted(&f->report, KVM_EVENTS_SORT_SAMPLE, &nr);
+	keys = kvm_events_report__sorted(&f->report, &by_samples, &nr);
 	sorted = keys != NULL;
 	free(keys);
 	TEST_ASSERT_VAL("keys sorted", sorted);

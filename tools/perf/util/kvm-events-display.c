@@ -168,8 +168,13 @@ void kvm_events_view__needs(const struct kvm_events_view *view,
 	/* JSON and CSV give every statistic. */
 	if (view->format != KVM_EVENTS_FORMAT_TABLE)
 		opts->percentiles = opts->stddev = true;
-	if (view->sort == KVM_EVENTS_SORT_P99)
-		opts->percentiles = true;
+	for (i = 0; i < (int)view->sort.nr; i++) {
+		if (view->sort.by[i] >= KVM_EVENTS_SORT_P50 &&
+		    view->sort.by[i] <= KVM_EVENTS_SORT_P99_9)
+			opts->percentiles = true;
+		if (view->sort.by[i] == KVM_EVENTS_SORT_STDDEV)
+			opts->stddev = true;
+	}
 	for (i = 0; i < view->nr_columns; i++) {
 		if (view->columns[i]->pct)
 			opts->percentiles = true;
@@ -608,32 +613,80 @@ void kvm_events_display__tables(const struct kvm_events_display *d,
 	print_footer(d, keys, nr, fp);
 }
 
-static const char * const sort_names[] = {
-	[KVM_EVENTS_SORT_SAMPLE]	= "sample",
-	[KVM_EVENTS_SORT_TIME]		= "time",
-	[KVM_EVENTS_SORT_MEAN]		= "mean",
-	[KVM_EVENTS_SORT_MIN]		= "min",
-	[KVM_EVENTS_SORT_MAX]		= "max",
-	[KVM_EVENTS_SORT_P99]		= "p99",
-	[KVM_EVENTS_SORT_NAME]		= "name",
+/*
+ * --key names: every --fields column, perf kvm stat's names, and the
+ * first names of this command.  A share sorts as the count it is of.
+ */
+static const struct {
+	const char		*name;
+	enum kvm_events_sort	sort;
+} sort_names[] = {
+	{ "samples",	KVM_EVENTS_SORT_SAMPLE },
+	{ "samples%",	KVM_EVENTS_SORT_SAMPLE },
+	{ "time%",	KVM_EVENTS_SORT_TIME },
+	{ "total",	KVM_EVENTS_SORT_TIME },
+	{ "min",	KVM_EVENTS_SORT_MIN },
+	{ "max",	KVM_EVENTS_SORT_MAX },
+	{ "avg",	KVM_EVENTS_SORT_MEAN },
+	{ "stddev",	KVM_EVENTS_SORT_STDDEV },
+	{ "p50",	KVM_EVENTS_SORT_P50 },
+	{ "p90",	KVM_EVENTS_SORT_P90 },
+	{ "p99",	KVM_EVENTS_SORT_P99 },
+	{ "p99.9",	KVM_EVENTS_SORT_P99_9 },
+	{ "name",	KVM_EVENTS_SORT_NAME },
+	{ "sample",	KVM_EVENTS_SORT_SAMPLE },
+	{ "time",	KVM_EVENTS_SORT_TIME },
+	{ "mean",	KVM_EVENTS_SORT_MEAN },
+	{ "max_t",	KVM_EVENTS_SORT_MAX },
+	{ "min_t",	KVM_EVENTS_SORT_MIN },
+	{ "mean_t",	KVM_EVENTS_SORT_MEAN },
+	{ "ev_name",	KVM_EVENTS_SORT_NAME },
 };
 
-int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort)
+static int sort_key__find(const char *name, enum kvm_events_sort *sort)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(sort_names); i++) {
-		if (!strcmp(name, sort_names[i])) {
-			*sort = i;
+		if (!strcmp(name, sort_names[i].name)) {
+			*sort = sort_names[i].sort;
 			return 0;
 		}
 	}
 	return -EINVAL;
 }
 
-static const char *sort_name(enum kvm_events_sort sort)
+int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
+			      const char *list)
 {
-	return sort_names[sort];
+	char *copy = strdup(list), *tok, *save = NULL;
+	struct kvm_events_sort_keys *keys = &view->sort;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	keys->nr = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		if (keys->nr == KVM_EVENTS_MAX_SORT_KEYS) {
+			pr_err("perf kvm-events %s: --key %s: more than %d keys\n",
+			       cmd, list, KVM_EVENTS_MAX_SORT_KEYS);
+			ret = -EINVAL;
+		} else if (sort_key__find(tok, &keys->by[keys->nr++])) {
+			pr_err("perf kvm-events %s: --key %s: unknown key '%s', expected a comma separated list of %s\n",
+			       cmd, list, tok, KVM_EVENTS_SORT_NAMES);
+			ret = -EINVAL;
+		}
+	}
+	free(copy);
+	if (!ret && !keys->nr) {
+		pr_err("perf kvm-events %s: --key '%s': no key, expected a comma separated list of %s\n",
+		       cmd, list, KVM_EVENTS_SORT_NAMES);
+		ret = -EINVAL;
+	}
+	view->sort_names = ret ? NULL : list;
+	if (ret)
+		keys->nr = 0;
+	return ret;
 }
 
 void kvm_events_json_string(const char *str, FILE *fp)
@@ -836,7 +889,7 @@ static void print_json(const struct kvm_events_display *d, struct kvm_events_key
 	kvm_events_json_string(d->input, fp);
 	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
 		kvm_events_analysis__name(d->report->analysis));
-	kvm_events_json_string(sort_name(d->view->sort), fp);
+	kvm_events_json_string(d->view->sort_names, fp);
 	fprintf(fp, ",\n  \"group_by\": \"%s\",\n  \"filters\": {",
 		group_names[d->report->opts.group]);
 	json_filter("vcpu", d->view->vcpus, fp);
@@ -1028,7 +1081,7 @@ static void csv_comments(const struct kvm_events_display *d, FILE *fp)
 		"# schema_version=%d input=%s analysis=%s sort=%s group_by=%s vcpu=%s pid=%s time=%s duration_us=%g\n",
 		KVM_EVENTS_SCHEMA_VERSION, d->input,
 		kvm_events_analysis__name(d->report->analysis),
-		sort_name(d->view->sort), group_names[d->report->opts.group],
+		d->view->sort_names, group_names[d->report->opts.group],
 		d->view->vcpus ?: "", d->view->pids ?: "", d->view->time ?: "",
 		d->view->duration_us);
 	fprintf(fp, "# first_sample_ns=");
@@ -1078,7 +1131,7 @@ int kvm_events_display__report(const struct kvm_events_display *d)
 	struct kvm_events_key **keys;
 	size_t nr;
 
-	keys = kvm_events_report__sorted(d->report, d->view->sort, &nr);
+	keys = kvm_events_report__sorted(d->report, &d->view->sort, &nr);
 	if (!keys)
 		return -ENOMEM;
 	kvm_events_report__sort_top(d->report);

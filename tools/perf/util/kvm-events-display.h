@@ -17,7 +17,9 @@ struct kvm_events_column;
 #define KVM_EVENTS_MAX_COLUMNS		16
 #define KVM_EVENTS_DEFAULT_FIELDS	"samples,samples%,time%,avg"
 #define KVM_EVENTS_STATS_FIELDS		"samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9"
-#define KVM_EVENTS_SORT_NAMES		"sample, time, mean, min, max, p99, name"
+/* --key: the fields, then perf kvm stat's names and this command's first ones */
+#define KVM_EVENTS_SORT_NAMES		KVM_EVENTS_STATS_FIELDS \
+					",name,sample,time,mean,max_t,min_t,mean_t,ev_name"
 
 /* Of --json and --csv: it changes when a field is renamed or removed. */
 #define KVM_EVENTS_SCHEMA_VERSION	1
@@ -33,7 +35,8 @@ struct kvm_events_view {
 	const struct kvm_events_column *columns[KVM_EVENTS_MAX_COLUMNS];
 	int			nr_columns;
 	enum kvm_events_format	format;
-	enum kvm_events_sort	sort;
+	struct kvm_events_sort_keys sort;
+	const char		*sort_names;	/* --key as given */
 	bool			split_idle;
 	/* The filters as the user wrote them: titles, JSON and CSV echo them. */
 	const char		*vcpus;
@@ -59,7 +62,9 @@ int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,
 /* Sets the statistics that the view's columns, format and sort need. */
 void kvm_events_view__needs(const struct kvm_events_view *view,
 			    struct kvm_events_options *opts);
-int kvm_events_sort__parse(const char *name, enum kvm_events_sort *sort);
+/* --key LIST into view->sort; @cmd names the subcommand in errors */
+int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
+			      const char *list);
 
 /* The report in the view's format, to stdout */
 int kvm_events_display__report(const struct kvm_events_display *d);

@@ -177,14 +177,26 @@ struct kvm_events_report {
 	struct kvm_events_pairing *pairing;	/* the engine's own */
 };
 
+/* What keys can be sorted by: all descending, but the name */
 enum kvm_events_sort {
 	KVM_EVENTS_SORT_SAMPLE,
 	KVM_EVENTS_SORT_TIME,
 	KVM_EVENTS_SORT_MEAN,
 	KVM_EVENTS_SORT_MIN,
 	KVM_EVENTS_SORT_MAX,
+	KVM_EVENTS_SORT_STDDEV,
+	KVM_EVENTS_SORT_P50,
+	KVM_EVENTS_SORT_P90,
 	KVM_EVENTS_SORT_P99,
+	KVM_EVENTS_SORT_P99_9,
 	KVM_EVENTS_SORT_NAME,
+};
+
+#define KVM_EVENTS_MAX_SORT_KEYS	8
+/* Sort by by[0], its ties by by[1]..., the last ties by name */
+struct kvm_events_sort_keys {
+	u32			nr;
+	enum kvm_events_sort	by[KVM_EVENTS_MAX_SORT_KEYS];
 };
 
 int kvm_events_decoder__init(struct kvm_events_decoder *dec,
@@ -227,7 +239,7 @@ void kvm_events_report__finish(struct kvm_events_report *report);
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 					      const char *name);
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
-						  enum kvm_events_sort sort,
+						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
 

@@ -666,53 +666,54 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 	return NULL;
 }
 
-static int compare_u64_desc(u64 a, u64 b)
+static int compare_desc(double a, double b)
 {
 	return a == b ? 0 : a < b ? 1 : -1;
 }
 
-/* Groups (pid, then vcpu or pid) ascending, the sort key descending, names ascending */
+/* What @sort sorts by: a key without a timed sample has 0 for each time */
+static double sort_value(const struct kvm_events_key *key, enum kvm_events_sort sort)
+{
+	if (sort == KVM_EVENTS_SORT_SAMPLE)
+		return key->samples;
+	if (!key->timed)
+		return 0;
+	if (sort == KVM_EVENTS_SORT_TIME)
+		return key->total_ns;
+	if (sort == KVM_EVENTS_SORT_MEAN)
+		return (double)key->total_ns / key->timed;
+	if (sort == KVM_EVENTS_SORT_MIN)
+		return key->stats.min;
+	if (sort == KVM_EVENTS_SORT_MAX)
+		return key->stats.max;
+	if (sort == KVM_EVENTS_SORT_STDDEV)
+		return kvm_events_key__stddev(key);
+	return kvm_events_key__percentile(key, sort == KVM_EVENTS_SORT_P50 ? 50 :
+					  sort == KVM_EVENTS_SORT_P90 ? 90 :
+					  sort == KVM_EVENTS_SORT_P99 ? 99 : 99.9);
+}
+
+/* Groups (pid, then vcpu or pid) ascending, each sort key in turn, names ascending */
 static int compare_keys(const struct kvm_events_key *a,
 			const struct kvm_events_key *b,
-			enum kvm_events_sort sort)
+			const struct kvm_events_sort_keys *sort)
 {
-	int ret = 0;
+	u32 i;
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
-	switch (sort) {
-	case KVM_EVENTS_SORT_TIME:
-		ret = compare_u64_desc(a->total_ns, b->total_ns);
-		break;
-	case KVM_EVENTS_SORT_MEAN:
-		ret = compare_u64_desc(a->timed ? a->total_ns / a->timed : 0,
-				       b->timed ? b->total_ns / b->timed : 0);
-		break;
-	case KVM_EVENTS_SORT_MIN:
-		ret = compare_u64_desc(a->timed ? a->stats.min : 0,
-				       b->timed ? b->stats.min : 0);
-		break;
-	case KVM_EVENTS_SORT_MAX:
-		ret = compare_u64_desc(a->stats.max, b->stats.max);
-		break;
-	case KVM_EVENTS_SORT_P99:
-		ret = compare_u64_desc(kvm_events_key__percentile(a, 99),
-				       kvm_events_key__percentile(b, 99));
-		break;
-	case KVM_EVENTS_SORT_NAME:
-		return strcmp(a->name, b->name);
-	case KVM_EVENTS_SORT_SAMPLE:
-	default:
-		break;
+	for (i = 0; i < sort->nr && sort->by[i] != KVM_EVENTS_SORT_NAME; i++) {
+		int ret = compare_desc(sort_value(a, sort->by[i]), sort_value(b, sort->by[i]));
+
+		if (ret)
+			return ret;
 	}
-	if (!ret)
-		ret = compare_u64_desc(a->samples, b->samples);
-	return ret ? ret : strcmp(a->name, b->name);
+	return strcmp(a->name, b->name);
 }
 
-static enum kvm_events_sort key_sort;
+static const struct kvm_events_sort_keys *key_sort;	/* qsort() has no context */
 
 static int compare_key_ptrs(const void *a, const void *b)
 {
@@ -722,7 +723,7 @@ static int compare_key_ptrs(const void *a, const void *b)
 
 /* All keys in output order; the caller frees the array. */
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
-						  enum kvm_events_sort sort,
+						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr)
 {
 	struct kvm_events_key **keys;

@@ -93,7 +93,8 @@
  *
  * EXITS is the number of kvm_exit events (default 1000), split over the
  * vcpus.  OUT.data.truth holds '#' comment lines (samples per tracepoint,
- * other totals, the first and last sample times of the header), then one
+ * other totals, the first and last sample times of the header and "# idle
+ * exits: NAME...", the exits in which a vcpu waits for work), then one
  * line per analysis, vcpu and key:
  *
  *   <analysis> <vcpu> <key> <samples> <paired> <total_ns>

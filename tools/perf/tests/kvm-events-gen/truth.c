@@ -364,6 +364,13 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 	fprintf(fp, "# sample_time header_first %llu header_last %llu\n",
 		(unsigned long long)g->first_sample_time,
 		(unsigned long long)g->last_time);
+	/* The exits in which the vcpu waits for work: --split-idle's */
+	fprintf(fp, "# idle exits:");
+	for (i = 0; i < sc->nr_exits; i++) {
+		if (sc->exits[i].work == WORK_HALT && sc->exits[i].name)
+			fprintf(fp, " %s", sc->exits[i].name);
+	}
+	fprintf(fp, "\n");
 	if (g->nr_exits > EVENTS_MAX_EXITS)
 		fprintf(fp, "# events not written: exits %u > %d\n",
 			g->nr_exits, EVENTS_MAX_EXITS);

@@ -3,10 +3,13 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # Samples per second, average and p99 times of every key of two generated
-# recordings, as a table, --json and --csv, checked by
-# lib/kvm_events_check.py against their .events files; keys only one
-# recording has are shown as new or gone.  The JSON of report and diff
-# must hold the fields the man page documents, with their types.
+# recordings, as a table, --json and --csv, and the column of each --key,
+# checked by lib/kvm_events_check.py against their .events files; keys only
+# one recording has are shown as new or gone.  The rows must come in the
+# order of --key, each side must be named by its file, --time must keep the
+# samples of its window and count the rates over it, and --split-idle must
+# move the idle exits apart.  The JSON of report and diff must hold the
+# fields the man page documents, with their types.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -24,6 +27,20 @@ err=0
 for analysis in vmexit mmio ioport; do
 	kvm_events_check diff "$dir/old.data" "$dir/new.data" $analysis || err=1
 done
+for key in samples avg min_t max p50 p90 p99 p99.9 stddev name time% \
+	   p99,samples min,samples% total,name; do
+	kvm_events_check diff "$dir/old.data" "$dir/new.data" vmexit --key $key || err=1
+done
+kvm_events_check diff "$dir/old.data" "$dir/new.data" ioport --key avg,samples || err=1
+kvm_events_check diff "$dir/old.data" "$dir/new.data" vmexit --split-idle || err=1
+kvm_events_check diff "$dir/old.data" "$dir/svm.data" vmexit --split-idle --key max || err=1
+# A window of the old recording: the new one starts at the same time.
+window=$(awk '!/^#/ { t[n++] = $5 } END {
+	printf "%d.%09d,%d.%09d", t[int(n / 4)] / 1e9, t[int(n / 4)] % 1e9,
+	       t[int(3 * n / 4)] / 1e9, t[int(3 * n / 4)] % 1e9 }' "$dir/old.data.events")
+kvm_events_check diff "$dir/old.data" "$dir/new.data" vmexit --time "$window" || err=1
+kvm_events_check diff "$dir/old.data" "$dir/new.data" ioport --time "$window" --key p99 ||
+	err=1
 # Every VMX key is gone and every SVM one new.
 kvm_events_check diff "$dir/old.data" "$dir/svm.data" vmexit || err=1
 # The fields of report's and diff's JSON are those the man page documents.

@@ -53,9 +53,31 @@ expect_error "file cut short" "$dir/cut.data: not a perf.data file" \
 	perf kvm-events report -i "$dir/cut.data"
 expect_error "unknown --event" "--event foo: unknown, expected one of vmexit, mmio, ioport" \
 	perf kvm-events report -i "$dir/good.data" --event foo
-expect_error "unknown --key" \
-	"--key foo: unknown, expected one of sample, time, mean, min, max, p99, name" \
+keys="samples,samples%,time%,total,min,max,avg,stddev,p50,p90,p99,p99.9,name"
+keys="$keys,sample,time,mean,max_t,min_t,mean_t,ev_name"
+list="expected a comma separated list of $keys"
+expect_error "unknown --key" "perf kvm-events report: --key foo: unknown key 'foo', $list" \
 	perf kvm-events report -i "$dir/good.data" --key foo
+expect_error "unknown second --key" \
+	"perf kvm-events report: --key p99,bogus: unknown key 'bogus', $list" \
+	perf kvm-events report -i "$dir/good.data" --key p99,bogus
+expect_error "empty --key" "perf kvm-events report: --key ',': no key, $list" \
+	perf kvm-events report -i "$dir/good.data" --key ,
+expect_error "too many --key" "perf kvm-events report: --key $keys: more than 8 keys" \
+	perf kvm-events report -i "$dir/good.data" --key "$keys"
+expect_error "diff --key" "perf kvm-events diff: --key foo: unknown key 'foo', $list" \
+	perf kvm-events diff --key foo "$dir/good.data" "$dir/good.data"
+two="Error: perf kvm-events diff: expected two recordings, <old file> <new file>"
+expect_error "diff of one file" "$two; got 1 argument" \
+	perf kvm-events diff "$dir/good.data"
+expect_error "diff of three files" "$two; got 3 arguments" \
+	perf kvm-events diff "$dir/good.data" "$dir/good.data" "$dir/good.data"
+unexpected="unexpected argument 'good.data'; the recording is read with -i"
+expect_error "report with an argument" "Error: perf kvm-events report: $unexpected" \
+	perf kvm-events report good.data
+expect_error "diff --time" \
+	"perf kvm-events diff: --time 5-x: expected start,end in seconds or percents" \
+	perf kvm-events diff --time 5-x "$dir/good.data" "$dir/good.data"
 expect_error "unknown --fields" "--fields samples,bogus: unknown field 'bogus'" \
 	perf kvm-events report -i "$dir/good.data" --fields samples,bogus
 expect_error "bad --duration" "--duration 1x: expected microseconds from 0 to" \

@@ -258,7 +258,7 @@ def expected_table(analysis, vcpu, sort, selected, filtered):
             k[1] += 1
             k[2] += s.duration
     if sort == "time":
-        order = sorted(keys, key=lambda k: (-keys[k][2], -keys[k][0], k.encode()))
+        order = sorted(keys, key=lambda k: (-keys[k][2], k.encode()))
     else:
         order = sorted(keys, key=lambda k: (-keys[k][0], k.encode()))
     keyed = sum(v[0] for v in keys.values())
@@ -301,28 +301,56 @@ def check_table(case, data, analysis, vcpu, sort, everything):
              "differs from the ground truth:\n--- expected\n" + want + "--- got\n" + got)
 
 
-def sort_value(sort, st):
-    return {"sample": st["samples"], "time": st["total_ns"],
-            "mean": st["total_ns"] // st["timed"] if st["timed"] else 0,
-            "min": st.get("min_ns", 0), "max": st.get("max_ns", 0),
-            "p99": st.get("p99_ns", 0)}[sort]
+# --key: every name and the statistic it sorts by, all descending but the name
+SORT_KEYS = {"samples": "samples", "samples%": "samples", "time%": "time", "total": "time",
+             "min": "min", "max": "max", "avg": "mean", "stddev": "stddev", "p50": "p50",
+             "p90": "p90", "p99": "p99", "p99.9": "p99.9", "name": "name",
+             "sample": "samples", "time": "time", "mean": "mean", "max_t": "max",
+             "min_t": "min", "mean_t": "mean", "ev_name": "name"}
+# Several keys: each breaks the ties of the one before
+SORT_LISTS = ("p99,samples", "time,samples", "min_t,samples%", "max,ev_name", "avg,total",
+              "stddev,sample", "p50,p90,samples")
+PERCENTILES = ("p50", "p90", "p99", "p99.9")
 
 
-def check_sort(case, data, analysis, samples):
+def sort_value(stat, st):
+    """A key's statistic as the report sorts by it: 0 where it has no time."""
+    if stat == "samples":
+        return st["samples"]
+    if stat == "time":
+        return st["total_ns"]
+    if stat == "mean":
+        return st["total_ns"] / st["timed"] if st["timed"] else 0
+    return st.get(stat + "_ns", 0)
+
+
+def sort_order(stats, names):
+    """The keys sorted by each of @names in turn, then by name."""
+    def order(k):
+        out = []
+        for name in names.split(","):
+            if SORT_KEYS[name] == "name":
+                break
+            out.append(-sort_value(SORT_KEYS[name], stats[k]))
+        return out + [k.encode()]
+    return sorted(stats, key=order)
+
+
+def check_sort(case, data, analysis, samples, every_name):
     by_key = {}
     for s in samples:
         by_key.setdefault(s.key, []).append(s)
     stats = {k: key_stats(v) for k, v in by_key.items()}
-    for sort in ("sample", "time", "mean", "min", "max", "p99", "name"):
+    inexact = any(st["timed"] > EXACT_MAX for st in stats.values())
+    names = list(SORT_KEYS) if every_name else ["sample", "time", "mean", "min", "max",
+                                                "stddev", "p50", "p90", "p99", "p99.9",
+                                                "name"]
+    for sort in names + list(SORT_LISTS):
         got = [k["key"].partition("/")[0]
                for k in report(data, ["--event", analysis, "--key", sort])["keys"]]
-        if sort == "name":
-            want = sorted(stats)
-        else:
-            want = sorted(stats, key=lambda k: (-sort_value(sort, stats[k]),
-                                                -stats[k]["samples"], k))
-        # p99 past the exact range is within the bound only: compare sets there.
-        if sort == "p99" and any(st["timed"] > EXACT_MAX for st in stats.values()):
+        want = sort_order(stats, sort)
+        # Percentiles past the exact range are within the bound only: compare sets there.
+        if inexact and any(SORT_KEYS[n] in PERCENTILES for n in sort.split(",")):
             want, got = sorted(want), sorted(got)
         if got != want:
             fail(f"{case} --key {sort}", f"order {got} != {want}")
@@ -613,7 +641,7 @@ def cmd_report(data, scenario, tables):
                 check_vm_vcpu(case, data, analysis, everything, p, 1)
         check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
               group_of=lambda s: s.pid)
-        check_sort(case, data, analysis, everything)
+        check_sort(case, data, analysis, everything, analysis == "vmexit")
         check_top(case, data, analysis, everything, 5)
         if untimed_of(everything):
             check_top(case, data, analysis, everything, len(everything))
@@ -684,18 +712,27 @@ def seconds(path):
     return times[-1] - times[0]
 
 
-def diff_side(path, analysis, secs):
+def in_window(s, window):
+    return window is None or window[0] <= s.time <= window[1]
+
+
+def diff_side(path, analysis, secs, window):
     keys = {}
     for s in read_events(path):
-        if s.analysis == analysis:
+        if s.analysis == analysis and in_window(s, window):
             keys.setdefault(s.key, []).append(s)
     side = {}
     for key, samples in keys.items():
         st = key_stats(samples)
-        side[key] = {"samples": st["samples"], "rate": st["samples"] / secs,
-                     "avg": st["total_ns"] / st["timed"] / 1000 if st["timed"] else None,
-                     "p99": st["p99_ns"] / 1000 if st["timed"] else None,
+        side[key] = {"samples": st["samples"],
+                     "Samples/s": st["samples"] / secs,
+                     "Time/s": st["total_ns"] / 1000 / secs,
+                     "Avg time": st["total_ns"] / st["timed"] / 1000 if st["timed"] else None,
                      "exact": st["timed"] <= EXACT_MAX}
+        for name, field in (("Min time", "min_ns"), ("Max time", "max_ns"),
+                            ("Stddev", "stddev_ns"), ("p50", "p50_ns"), ("p90", "p90_ns"),
+                            ("p99", "p99_ns"), ("p99.9", "p99.9_ns")):
+            side[key][name] = st[field] / 1000 if st["timed"] else None
     return side
 
 
@@ -711,28 +748,85 @@ def expected_change(old, new):
     return "%+.2f%%" % ((new - old) * 100 / old)
 
 
-def cmd_diff(old, new, analysis):
-    case = f"diff --event {analysis}"
-    out = perf(["kvm-events", "diff", "--event", analysis, old, new])
-    spans = re.search(r"^Compare .* \(([0-9.]+)s\) with .* \(([0-9.]+)s\):$", out, re.M)
-    o_s, n_s = seconds(old), seconds(new)
-    if not spans:
-        fail(case, "no 'Compare OLD (Ns) with NEW (Ns):' line")
-    else:
-        # perf script prints microseconds
-        for got, want in zip(spans.groups(), (o_s, n_s)):
-            if abs(float(got) - want) > 2e-6:
-                fail(case, f"span {got}s, expected {want:.6f}s")
-    o_keys, n_keys = diff_side(old, analysis, o_s), diff_side(new, analysis, n_s)
-    check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s)
-    rows = {line.split()[0].partition("/")[0]: line.split()
-            for line in out.splitlines()[6:] if line.strip() and not line.startswith("Sorted")}
-    if set(rows) != set(o_keys) | set(n_keys):
-        fail(case, f"keys {sorted(rows)} != {sorted(set(o_keys) | set(n_keys))}")
-        return
-    for key, row in rows.items():
+# diff's column of each --key statistic
+DIFF_COLUMNS = {"samples": "Samples/s", "time": "Time/s", "mean": "Avg time",
+                "min": "Min time", "max": "Max time", "stddev": "Stddev", "p50": "p50",
+                "p90": "p90", "p99": "p99", "p99.9": "p99.9"}
+DIFF_ALWAYS = ("Samples/s", "Avg time", "p99")
+DIFF_GROUP = 38         # " %13s %13s %9s": a statistic's old, new and change
+
+
+def diff_columns(sort):
+    cols = []
+    for name in sort.split(","):
+        col = DIFF_COLUMNS.get(SORT_KEYS[name])
+        if col and col not in cols:
+            cols.append(col)
+    return cols + [c for c in DIFF_ALWAYS if c not in cols]
+
+
+def diff_tables(lines, start):
+    """The header, then rows up to a blank line: ([statistics], [labels], rows)."""
+    head, labels = lines[start], lines[start + 1]
+    # The key column ends with the analysis's name, right-aligned.
+    w = len(labels) - len(labels.lstrip()) + len(labels.split()[0])
+    # The last change column has no header on the first line.
+    n = (len(head) - w + 10) // DIFF_GROUP
+    cols = [head[w + DIFF_GROUP * j:w + DIFF_GROUP * j + 14].strip() for j in range(n)]
+    names = [labels[w + DIFF_GROUP * j:w + DIFF_GROUP * j + 28].split() for j in range(n)]
+    rows = []
+    for line in lines[start + 3:]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    return cols, names, rows
+
+
+def diff_cell_ok(what, g, w, side):
+    value = float(g.rstrip("us"))
+    if what in ("Samples/s", "Time/s"):
+        # the span is known to the microsecond only
+        return abs(value - w) <= 1e-4 * w + 0.01
+    if what in PERCENTILE_COLUMNS and not side["exact"]:
+        return abs(value - w) <= BOUND * w + 0.005
+    if what == "Stddev":
+        return abs(value - w) <= 0.0051
+    return g == "%.2f%s" % (w, "" if what == "Samples/s" else "us")
+
+
+PERCENTILE_COLUMNS = ("p50", "p90", "p99", "p99.9")
+
+
+def diff_change_value(o, n, what):
+    """new - old, where a side without the value counts as 0"""
+    return ((n[what] if n and n[what] is not None else 0) -
+            (o[what] if o and o[what] is not None else 0))
+
+
+def diff_in_order(o_keys, n_keys, sort, a, b):
+    """May row @a come before row @b?  Near ties of inexact values pass."""
+    for name in sort.split(","):
+        what = DIFF_COLUMNS.get(SORT_KEYS[name])
+        if not what:
+            break
+        da = abs(diff_change_value(o_keys.get(a), n_keys.get(a), what))
+        db = abs(diff_change_value(o_keys.get(b), n_keys.get(b), what))
+        if da == db:
+            continue
+        exact = what not in ("Samples/s", "Time/s", "Stddev") and all(
+            s is None or s["exact"] for s in (o_keys.get(a), n_keys.get(a),
+                                              o_keys.get(b), n_keys.get(b)))
+        if not exact and abs(da - db) <= 1e-3 * max(da, db) + 0.01:
+            return True
+        return da > db
+    return a.encode() < b.encode()
+
+
+def check_diff_rows(case, rows, cols, o_keys, n_keys):
+    for row in rows:
+        key = row[0].partition("/")[0]
         o, n = o_keys.get(key), n_keys.get(key)
-        for i, what in enumerate(("rate", "avg", "p99")):
+        for i, what in enumerate(cols):
             ow = o[what] if o else None
             nw = n[what] if n else None
             cells = row[1 + 3 * i:4 + 3 * i]
@@ -740,25 +834,17 @@ def cmd_diff(old, new, analysis):
                 if w is None:
                     if g != "-":
                         fail(case, f"{key} {what}: {g}, expected -")
-                    continue
-                value = float(g.rstrip("us"))
-                if what == "rate":
-                    # the span is known to the microsecond only
-                    ok = abs(value - w) <= 1e-4 * w + 0.01
-                elif what == "p99" and not side["exact"]:
-                    ok = abs(value - w) <= BOUND * w + 0.005
-                else:
-                    ok = g == "%.2f%s" % (w, "us")
-                if not ok:
+                elif not diff_cell_ok(what, g, w, side):
                     fail(case, f"{key} {what}: {g}, expected {w:.4f}")
             # the change is exact where both values are
-            if what != "rate" and all(s is None or s["exact"] for s in (o, n)):
+            if what not in ("Samples/s", "Time/s", "Stddev") and \
+               all(s is None or s["exact"] for s in (o, n)):
                 want = expected_change(ow, nw)
                 if cells[2] != want:
                     fail(case, f"{key} {what} change: {cells[2]}, expected {want}")
-            elif what == "rate" and (o is None or n is None):
+            elif o is None or n is None:
                 if cells[2] != expected_change(ow, nw):
-                    fail(case, f"{key} rate change: {cells[2]}, expected "
+                    fail(case, f"{key} {what} change: {cells[2]}, expected "
                          f"{expected_change(ow, nw)}")
 
 
@@ -775,8 +861,8 @@ def close(got, want, rel):
     return abs(got - want) <= rel * abs(want) + 1e-6
 
 
-def check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s):
-    args = ["kvm-events", "diff", "--event", analysis, old, new]
+def check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s, opts):
+    args = ["kvm-events", "diff", "--event", analysis] + opts + [old, new]
     js = json.loads(perf(args + ["--json"]))
     case += " --json"
     if js["schema_version"] != 1 or js["analysis"] != analysis:
@@ -798,15 +884,16 @@ def check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s):
                     fail(case, f"{name} {side}: {got}, expected null")
                 continue
             p99 = truth["p99"] * 1000 if truth["p99"] is not None else None
+            avg = truth["Avg time"] * 1000 if truth["Avg time"] is not None else None
             ok = (got is not None and got["samples"] == truth["samples"] and
-                  close(got["samples_per_s"], truth["rate"], 1e-4) and
-                  close(got["avg_ns"], truth["avg"] * 1000 if truth["avg"] else None, 1e-9) and
+                  close(got["samples_per_s"], truth["Samples/s"], 1e-4) and
+                  close(got["avg_ns"], avg, 1e-9) and
                   close(got["p99_ns"], p99, 0 if truth["exact"] else BOUND))
             if not ok:
                 fail(case, f"{name} {side}: {got}, expected {truth}")
         o, n = sides
         if all(t is None or t["exact"] for t in sides):
-            for field, what in (("avg_change_pct", "avg"), ("p99_change_pct", "p99")):
+            for field, what in (("avg_change_pct", "Avg time"), ("p99_change_pct", "p99")):
                 want = diff_change(o and o[what], n and n[what])
                 if not close(k[field], want, 1e-6):
                     fail(case, f"{name} {field} {k[field]}, expected {want}")
@@ -825,6 +912,89 @@ def check_diff_json(case, old, new, analysis, o_keys, n_keys, o_s, n_s):
             fail(case.replace("--json", "--csv"), f"{cells} != the JSON's {flat}")
     if len(rows) != len(js["keys"]):
         fail(case.replace("--json", "--csv"), f"{len(rows)} rows, {len(js['keys'])} keys")
+
+
+def idle_exits(path):
+    with open(path + ".truth") as f:
+        for line in f:
+            if line.startswith("# idle exits:"):
+                return set(line.split()[3:])
+    return set()
+
+
+def cmd_diff(old, new, analysis, args):
+    """diff [--key K] [--time START,END] [--split-idle]: each option is in @args."""
+    case = f"diff --event {analysis} {' '.join(args)}"
+    sort = args[args.index("--key") + 1] if "--key" in args else "time"
+    window = None
+    if "--time" in args:
+        start, end = args[args.index("--time") + 1].split(",")
+        window = tuple(int(t.partition(".")[0]) * 10**9 + int(t.partition(".")[2].ljust(9, "0"))
+                       for t in (start, end))
+    split_idle = "--split-idle" in args
+    out = perf(["kvm-events", "diff", "--event", analysis] + args + [old, new])
+    lines = out.splitlines()
+    title = [i for i, line in enumerate(lines) if line.startswith("Compare ")]
+    spans = re.match(r"^Compare (.*) \(([0-9.]+)s\) with (.*) \(([0-9.]+)s\):$",
+                     lines[title[0]]) if title else None
+    if not spans:
+        fail(case, "no 'Compare OLD (Ns) with NEW (Ns):' line")
+        return
+    secs = []
+    for path, got in ((old, spans.group(2)), (new, spans.group(4))):
+        times = [float(t.rstrip(":")) * 1e9
+                 for t in perf(["script", "-i", path, "-F", "time"]).split()]
+        first, last = times[0], times[-1]
+        if window:
+            first, last = max(first, window[0]), min(last, window[1])
+        want = max(last - first, 0) / 1e9
+        secs.append(want)
+        # perf script prints microseconds
+        if abs(float(got) - want) > 2e-6:
+            fail(case, f"{path} span {got}s, expected {want:.6f}s")
+    o_keys = diff_side(old, analysis, secs[0], window)
+    n_keys = diff_side(new, analysis, secs[1], window)
+    check_diff_json(case, old, new, analysis, o_keys, n_keys, secs[0], secs[1], args)
+
+    # Compare, blank, two header lines, blank, rows, blank
+    cols, labels, rows = diff_tables(lines, title[0] + 2)
+    tables = [rows]
+    rest = title[0] + 6 + len(rows)
+    if rest < len(lines) and lines[rest].startswith("Idle:"):
+        # Idle:, blank, two header lines, blank, rows, blank
+        cols2, _, idle_rows = diff_tables(lines, rest + 2)
+        if cols2 != cols:
+            fail(case, f"idle table columns {cols2} != {cols}")
+        tables.append(idle_rows)
+        rest += 6 + len(idle_rows)
+    if cols != diff_columns(sort):
+        fail(case, f"columns {cols} != {diff_columns(sort)}")
+    for label in labels:
+        if label != [old[-13:], new[-13:]]:
+            fail(case, f"header names the sides {label}, not {old[-13:]} and {new[-13:]}")
+    sorted_by = [DIFF_COLUMNS.get(SORT_KEYS[n]) for n in sort.split(",")]
+    sorted_by = sorted_by[:sorted_by.index(None)] if None in sorted_by else sorted_by
+    want = "Sorted by" + "".join(f"{', then' if i else ''} the largest change of {c}"
+                                 for i, c in enumerate(sorted_by))
+    want += (", then" if sorted_by else "") + " name."
+    if rest >= len(lines) or lines[rest] != want:
+        fail(case, f"the last line is not '{want}'")
+
+    idle = idle_exits(old) | idle_exits(new)
+    got_keys = [row[0].partition("/")[0] for table in tables for row in table]
+    if sorted(got_keys) != sorted(set(o_keys) | set(n_keys)):
+        fail(case, f"keys {sorted(got_keys)} != {sorted(set(o_keys) | set(n_keys))}")
+        return
+    want_idle = set(got_keys) & idle if split_idle else set()
+    got_idle = {row[0] for row in tables[1]} if len(tables) == 2 else set()
+    if got_idle != want_idle:
+        fail(case, f"idle table {sorted(got_idle)}, expected {sorted(want_idle)}")
+    for table in tables:
+        check_diff_rows(case, table, cols, o_keys, n_keys)
+        keys = [row[0].partition("/")[0] for row in table]
+        for a, b in zip(keys, keys[1:]):
+            if not diff_in_order(o_keys, n_keys, sort, a, b):
+                fail(case, f"{a} before {b}: not in the order of --key {sort}")
 
 
 def cmd_accounting(data, script_samples, args):
@@ -986,7 +1156,7 @@ def main():
     elif cmd == "columns":
         cmd_columns(args[0], args[1], args[2:])
     elif cmd == "diff":
-        cmd_diff(args[0], args[1], args[2])
+        cmd_diff(args[0], args[1], args[2], args[3:])
     elif cmd == "accounting":
         cmd_accounting(args[0], int(args[1]), args[2:])
     elif cmd == "lost":
