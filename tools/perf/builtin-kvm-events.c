@@ -9,13 +9,10 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
-#include <time.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <api/fs/tracing_path.h>
@@ -31,11 +28,11 @@
 #include "util/event.h"
 #include "util/evlist.h"
 #include "util/evsel.h"
-#include "util/hashmap.h"
 #include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-events.h"
 #include "util/kvm-events-display.h"
+#include "util/kvm-events-live.h"
 #include "util/machine.h"
 #include "util/sample.h"
 #include "util/session.h"
@@ -86,7 +83,8 @@ static void explain_missing_tracepoints(void)
 	size_t len;
 
 	if (!mount) {
-		pr_err("perf kvm-events record: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n");
+		pr_err("perf kvm-events %s: tracefs is not mounted; as root run: mount -t tracefs nodev /sys/kernel/tracing\n",
+		       kvm_events_cmd);
 		return;
 	}
 	/* tracing_path_mount() ends in a slash */
@@ -97,23 +95,23 @@ static void explain_missing_tracepoints(void)
 	/* Where tracefs could not be mounted, perf names its usual place. */
 	snprintf(path, sizeof(path), "%s/events", tracing);
 	if (access(path, F_OK) && errno == ENOENT) {
-		pr_err("perf kvm-events record: tracefs is not mounted on %s; as root run: mount -t tracefs nodev %s\n",
-		       tracing, tracing);
+		pr_err("perf kvm-events %s: tracefs is not mounted on %s; as root run: mount -t tracefs nodev %s\n",
+		       kvm_events_cmd, tracing, tracing);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/events/kvm", tracing);
 	if (access(path, F_OK) && errno == EACCES)
-		pr_err("perf kvm-events record: no permission to read %s; run as root, or give this user access to tracefs\n",
-		       tracing);
+		pr_err("perf kvm-events %s: no permission to read %s; run as root, or give this user access to tracefs\n",
+		       kvm_events_cmd, tracing);
 	else if (access(path, F_OK))
-		pr_err("perf kvm-events record: no kvm tracepoints in %s/events; load the kvm module: modprobe kvm_intel (or kvm_amd)\n",
-		       tracing);
+		pr_err("perf kvm-events %s: no kvm tracepoints in %s/events; load the kvm module: modprobe kvm_intel (or kvm_amd)\n",
+		       kvm_events_cmd, tracing);
 	else if (access(path, R_OK | X_OK))
-		pr_err("perf kvm-events record: no permission to read %s; run as root\n",
-		       path);
+		pr_err("perf kvm-events %s: no permission to read %s; run as root\n",
+		       kvm_events_cmd, path);
 	else
-		pr_err("perf kvm-events record: %s holds none of kvm_exit, kvm_entry, kvm_mmio, kvm_pio\n",
-		       path);
+		pr_err("perf kvm-events %s: %s holds none of kvm_exit, kvm_entry, kvm_mmio, kvm_pio\n",
+		       kvm_events_cmd, path);
 }
 
 /*
@@ -1137,38 +1135,11 @@ static int kvm_events_diff(int argc, const char **argv)
 }
 
 /*
- * live: perf kvm-events record writes to a pipe in a child, this process
- * reads it as a report does and prints, every --delay seconds, the last
- * interval and the totals so far.
+ * live: the kvm tracepoints read in this process as they come
+ * (util/kvm-events-live.c); every --delay seconds, the last interval and
+ * the totals so far.
  */
-struct live {
-	struct kvm_events	kvm;
-	struct hashmap		*seen;		/* key -> its counts at the last print */
-	u64			next_print;	/* CLOCK_MONOTONIC ns */
-	u64			interval_ns;
-	unsigned int		nr_prints;
-	bool			clear;		/* a terminal: print in place */
-};
-
-struct key_counts {
-	u64	samples;
-	u64	timed;
-	u64	total_ns;
-};
-
-static pid_t live_recorder;
-
-static void free_map_ptrs(struct hashmap *map)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	if (IS_ERR_OR_NULL(map))
-		return;
-	hashmap__for_each_entry(map, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(map);
-}
+static struct kvm_events_live_args live_args;
 
 static int parse_delay(const struct option *opt, const char *arg, int unset)
 {
@@ -1178,271 +1149,47 @@ static int parse_delay(const struct option *opt, const char *arg, int unset)
 	return unset ? 0 : parse_u32("--delay", arg, 1, 86400, delay);
 }
 
-/*
- * The seconds between the first and the last sample of the recording:
- * from the header's first and last sample times, or where it has none
- * (a pipe, perf record -B), from those of the kvm samples read.
- */
-/* Ctrl-C, or a SIGINT/SIGTERM to this process alone, stops the recorder. */
-static void stop_recorder(int sig __maybe_unused)
-{
-	if (live_recorder > 0)
-		kill(live_recorder, SIGINT);
-}
-
-/* Does perf record get an -o, before the workload's -- ? */
-static bool has_output_option(int argc, const char **argv)
-{
-	int i;
-
-	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strncmp(argv[i], "-o", 2) || !strncmp(argv[i], "--output", 8))
-			return true;
-	}
-	return false;
-}
-
-/* live__read(): the recorder ended before it wrote anything */
-#define LIVE_RECORDER_FAILED	1
-
-/*
- * The exit status of live: perf record's, which is its workload's.  perf
- * record ends by the SIGINT of a Ctrl-C, or the one stop_recorder() sent:
- * that is a clean stop.
- */
-static int recorder_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? 0 : 1;
-}
-
-static u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static size_t ptr_hash(long key, void *ctx __maybe_unused)
-{
-	return (size_t)key >> 4;
-}
-
-static bool ptr_equal(long key1, long key2, void *ctx __maybe_unused)
-{
-	return key1 == key2;
-}
-
-/* What each key gained since the last print, as a table of its own */
-static void print_interval(struct live *live, struct kvm_events_key **keys,
-			   size_t nr)
-{
-	struct kvm_events_key *delta = calloc(nr ? nr : 1, sizeof(*delta));
-	struct kvm_events_key **rows = calloc(nr ? nr : 1, sizeof(*rows));
-	struct kvm_events_display display = kvm_events__display(&live->kvm);
-	size_t i, nr_rows = 0;
-
-	if (!delta || !rows)
-		goto out;
-	for (i = 0; i < nr; i++) {
-		struct key_counts *was = NULL;
-
-		hashmap__find(live->seen, keys[i], &was);
-		delta[i] = *keys[i];
-		delta[i].dist = NULL;
-		delta[i].samples -= was ? was->samples : 0;
-		delta[i].timed -= was ? was->timed : 0;
-		delta[i].total_ns -= was ? was->total_ns : 0;
-		if (!was) {
-			was = zalloc(sizeof(*was));
-			if (!was || hashmap__add(live->seen, keys[i], was)) {
-				free(was);
-				continue;
-			}
-		}
-		was->samples = keys[i]->samples;
-		was->timed = keys[i]->timed;
-		was->total_ns = keys[i]->total_ns;
-		if (delta[i].samples)
-			rows[nr_rows++] = &delta[i];
-	}
-	kvm_events_display__interval(&display, rows, nr_rows,
-				     live->interval_ns / 1e9, stdout);
-out:
-	free(delta);
-	free(rows);
-}
-
-static void live__print(struct live *live)
-{
-	struct kvm_events_display display = kvm_events__display(&live->kvm);
-	struct kvm_events_key **keys;
-	size_t nr;
-
-	keys = kvm_events_report__sorted(&live->kvm.report, &live->kvm.args->view.sort,
-					  &nr);
-	if (!keys)
-		return;
-	if (live->clear)
-		printf("\033[H\033[2J");
-	printf("perf kvm-events live, refresh %u:\n\n", ++live->nr_prints);
-	print_interval(live, keys, nr);
-	printf("\nSince the start:");
-	kvm_events_display__tables(&display, keys, nr, stdout);
-	fflush(stdout);
-	free(keys);
-}
-
-static void live__tick(struct live *live)
-{
-	u64 now = monotonic_ns();
-
-	if (now < live->next_print)
-		return;
-	live->next_print = now + live->interval_ns;
-	live__print(live);
-}
-
-static int live_sample(const struct perf_tool *tool, union perf_event *event,
-		       struct perf_sample *sample, struct evsel *evsel,
-		       struct machine *machine)
-{
-	struct live *live = container_of(tool, struct live, kvm.tool);
-	int ret = process_sample(tool, event, sample, evsel, machine);
-
-	live__tick(live);
-	return ret;
-}
-
-/* perf record flushes at least every round: refresh when events are few. */
-static int live_round(const struct perf_tool *tool, union perf_event *event,
-		      struct ordered_events *oe)
-{
-	struct live *live = container_of(tool, struct live, kvm.tool);
-	int ret = perf_event__process_finished_round(tool, event, oe);
-
-	live__tick(live);
-	return ret;
-}
-
-/*
- * Waits for the recorder's first bytes: false if it ended without any.
- * Then it failed to start, and said why itself.
- */
-static bool recorder_started(void)
-{
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
-	int avail = 0;
-
-	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-		;
-	return ioctl(STDIN_FILENO, FIONREAD, &avail) || avail > 0 ||
-	       !(pfd.revents & POLLHUP);
-}
-
-static int live__read(struct live *live)
-{
-	struct kvm_events *kvm = &live->kvm;
-	int ret = kvm_events_report__init(&kvm->report, kvm->args->analysis,
-					  &kvm->opts);
-
-	if (!ret && !recorder_started())
-		return LIVE_RECORDER_FAILED;
-	if (!ret)
-		ret = open_session(kvm);
-	if (ret)
-		return ret;
-	kvm->tool.sample = live_sample;
-	kvm->tool.finished_round = live_round;
-	kvm->generic_reader = true;
-	ret = read_events(kvm);
-	free_decoders(kvm->session->evlist);
-	if (!ret && !has_kvm_tracepoints(kvm->session->evlist)) {
-		pr_err("perf kvm-events live: the recording holds no kvm tracepoint\n");
-		ret = -EINVAL;
-	}
-	if (!ret) {
-		kvm_events_report__finish(&kvm->report);
-		live__print(live);
-	}
-	return ret;
-}
-
-/* The recorder: its perf.data goes down the pipe. */
-static void __noreturn live__record(int argc, const char **argv, int pipefd[2])
-{
-	u32 tps = kvm_events_record_tps(kvm_events_analysis__name(args.analysis));
-	int ret;
-
-	dup2(pipefd[1], STDOUT_FILENO);
-	close(pipefd[0]);
-	close(pipefd[1]);
-	argv[0] = "record";
-	ret = kvm_events_record_to(argc, argv, tps, "-");
-	exit(ret < 0 ? 1 : ret);
-}
-
 static const struct option live_options[] = {
 	OPT_CALLBACK('d', "delay", &args.delay, "secs",
 		     "seconds between refreshes (default: 1)", parse_delay),
 	OPT_FIELDS,
+	OPT_BOOLEAN('a', "all-cpus", &live_args.system_wide,
+		    "watch the whole host, all CPUs"),
+	OPT_STRING('p', "pid", &live_args.pid, "pid[,pid...]",
+		   "watch these processes: a VM's pid"),
+	OPT_STRING('t', "tid", &live_args.tid, "tid[,tid...]",
+		   "watch these threads: a VM's vcpu threads"),
+	OPT_STRING('C', "cpu", &live_args.cpu_list, "cpus",
+		   "watch these CPUs, e.g. 0-3,6"),
+	OPT_CALLBACK('m', "mmap-pages", &live_args.mmap_pages, "pages",
+		     "ring buffer pages per CPU (default: 1024), or a size with B/K/M/G",
+		     evlist__parse_mmap_pages),
 	OPT_PARENT(sort_options),
 };
 
 static const char * const live_usage[] = {
-	"perf kvm-events live [<options>] [<perf record options>] [-- <command>]",
-	"",
-	"Any other option goes to perf record: see perf record -h.",
+	"perf kvm-events live [<options>] [-a | -p PID | -t TID | -C CPUS] [[--] <command>]",
 	NULL
 };
 
 static int kvm_events_live(int argc, const char **argv)
 {
-	struct live live;
-	int pipefd[2], status, ret;
-	pid_t child;
+	int ret;
 
 	argc = parse_options(argc, argv, live_options, live_usage,
-			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
-			     PARSE_OPT_KEEP_ARGV0);
-	if (has_output_option(argc, argv)) {
-		pr_err("perf kvm-events live: -o: live records into a pipe of its own; to keep a recording, use perf kvm-events record -o\n");
-		return 1;
-	}
+			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (args__finish(&args, "sample"))
 		return 1;
-	memset(&live, 0, sizeof(live));
-	kvm_events__init(&live.kvm, "-");
-	live.interval_ns = args.delay * 1000000000ULL;
-	live.next_print = monotonic_ns() + live.interval_ns;
-	live.clear = isatty(STDOUT_FILENO);
-	live.seen = hashmap__new(ptr_hash, ptr_equal, NULL);
-	if (IS_ERR(live.seen) || pipe(pipefd))
-		return 1;
-
-	fflush(stdout);
-	child = fork();
-	if (child < 0)
-		return 1;
-	if (!child)
-		live__record(argc, argv, pipefd);
-	/* The recorder's end of stream ends this: print until then. */
-	live_recorder = child;
-	signal(SIGINT, stop_recorder);
-	signal(SIGTERM, stop_recorder);
-	dup2(pipefd[0], STDIN_FILENO);
-	close(pipefd[0]);
-	close(pipefd[1]);
-
-	ret = live__read(&live);
-	kvm_events__exit(&live.kvm);
-	free_map_ptrs(live.seen);
-	waitpid(child, &status, 0);
-	if (ret && ret != LIVE_RECORDER_FAILED)
-		return 1;
-	return recorder_status(status) ?: ret;
+	live_args.analysis = args.analysis;
+	live_args.opts = &args.opts;
+	live_args.view = &args.view;
+	live_args.delay = args.delay;
+	live_args.argc = argc;
+	live_args.argv = argv;
+	ret = kvm_events_live__run(&live_args);
+	if (ret == KVM_EVENTS_LIVE_NO_TRACEPOINT)
+		explain_missing_tracepoints();
+	return ret < 0 ? 1 : ret;
 }
 
 static const char * const kvm_events_subcommands[] = {
@@ -1476,7 +1223,7 @@ int cmd_kvm_events(int argc, const char **argv)
 		"perf kvm-events [<options>] {record|report|live|diff}",
 		"perf kvm-events record [<options>] [<perf record options>] [-- <command>]",
 		"perf kvm-events report [<options>]",
-		"perf kvm-events live [<options>] [<perf record options>] [-- <command>]",
+		"perf kvm-events live [<options>] [-a | -p PID | -t TID | -C CPUS] [[--] <command>]",
 		"perf kvm-events diff [<options>] <old file> <new file>",
 		NULL
 	};

@@ -1157,7 +1157,7 @@ void kvm_events_display__interval(const struct kvm_events_display *d,
 		totals.samples += keys[i]->samples;
 		totals.total_ns += keys[i]->total_ns;
 	}
-	fprintf(fp, "Last %.1fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
+	fprintf(fp, "Last %.2fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
 		kvm_events_analysis__column(d->report->analysis), "Samples",
 		"Samples%", "Time%", "Avg time");
 	for (i = 0; i < nr; i++) {

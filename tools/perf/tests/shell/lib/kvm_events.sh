@@ -40,6 +40,20 @@ skip_without_kvm_tracing() {
 	fi
 }
 
+# skip_without_kvm_tracepoints: exit 2 (skip) with a reason when this
+# host cannot open kvm tracepoints, which need no /dev/kvm: on a host
+# without one they are there, and never fire.
+skip_without_kvm_tracepoints() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip: opening kvm tracepoints needs root"
+		exit 2
+	fi
+	if ! perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit; then
+		echo "skip: no kvm:kvm_exit tracepoint (tracefs or the kvm module missing)"
+		exit 2
+	fi
+}
+
 # skip_without_python3: exit 2 (skip) where the oracle cannot run.
 skip_without_python3() {
 	if ! command -v python3 > /dev/null; then
