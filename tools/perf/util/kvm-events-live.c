@@ -180,6 +180,8 @@ struct live {
 	u64				start;		/* CLOCK_MONOTONIC ns */
 	u64				last_refresh;
 	unsigned int			nr_refreshes;
+	u64				nr_records;	/* read, for -v */
+	u64				nr_bad;		/* that perf could not parse */
 	/* Samples carry CLOCK_MONOTONIC times: a refresh can cut at its time. */
 	bool				monotonic;
 	bool				clear;		/* a terminal: print in place */
@@ -274,8 +276,10 @@ static void live__sample(struct live *live, union perf_event *event)
 	const struct kvm_events_decoder *dec;
 	struct evsel *evsel;
 
-	if (evlist__parse_sample(live->evlist, event, &sample))
+	if (evlist__parse_sample(live->evlist, event, &sample)) {
+		live->nr_bad++;
 		return;
+	}
 	evsel = evlist__id2evsel(live->evlist, sample.id);
 	dec = evsel ? evsel->priv : NULL;
 	if (!dec)
@@ -311,6 +315,7 @@ static void live__event(struct live *live, union perf_event *event)
 {
 	struct kvm_events_totals *t = &live->report.totals;
 
+	live->nr_records++;
 	switch (event->header.type) {
 	case PERF_RECORD_SAMPLE:
 		live__sample(live, event);
@@ -613,6 +618,8 @@ static int live__run_tracepoints(struct live *live)
 		ret = live__open(live);
 	if (!ret) {
 		live__loop(live);
+		pr_debug("perf kvm-events live: %llu records read, %llu samples perf could not parse\n",
+			 (unsigned long long)live->nr_records, (unsigned long long)live->nr_bad);
 		ret = live__workload_status(live);
 	} else if (live->evlist->workload.pid > 0) {
 		/* Forked, never started: it waits on a pipe closed with the evlist */
