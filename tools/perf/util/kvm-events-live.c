@@ -568,8 +568,10 @@ static void live__loop(struct live *live)
 		return;
 	live__drain(live);
 	now = monotonic_ns();
+	/* All that was read came before the end; then what never ended is cut. */
+	live__deliver(live, ~0ULL);
 	kvm_events_report__finish(&live->report);
-	live__refresh(live, now);
+	live__print(live, now);
 }
 
 /*
