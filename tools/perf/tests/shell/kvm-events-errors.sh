@@ -201,7 +201,7 @@ if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_pio' 2> /dev/null | grep -q kvm_pio;
 		perf kvm-events live -o "$dir/live.data" -- true
 fi
 
-# Recording where tracefs has no kvm events (the kvm module not loaded),
+# Recording (and live) where tracefs has no kvm events (no kvm module),
 # and as a user who cannot mount the missing tracefs: each in a mount
 # namespace of its own, which leaves the host's mounts alone.
 if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && command -v setpriv > /dev/null &&
@@ -212,6 +212,10 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && command -v setpriv > 
 	expect_error "record without the kvm module" "$msg" \
 		unshare -m sh -c "mount -t tmpfs none /sys/kernel/tracing/events &&
 			exec perf kvm-events record -o '$dir/none.data' -- true"
+	expect_error "live without the kvm module" \
+		"perf kvm-events live: no kvm tracepoints in /sys/kernel/tracing/events; load" \
+		unshare -m sh -c "mount -t tmpfs none /sys/kernel/tracing/events &&
+			exec perf kvm-events live -- true"
 	msg="perf kvm-events record: tracefs is not mounted on /sys/kernel/tracing;"
 	msg="$msg as root run: mount -t tracefs nodev /sys/kernel/tracing"
 	expect_error "record without tracefs" "$msg" \
@@ -221,13 +225,16 @@ if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null && command -v setpriv > 
 			perf kvm-events record -o '$dir/none.data' -- true"
 fi
 
-# Recording as a user who may not read tracefs
+# Recording and live as a user who may not read tracefs
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1 &&
    ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -r /sys/kernel/tracing/events; then
 	expect_error "record without access to tracefs" \
 		"perf kvm-events record: no permission to read /sys/kernel/tracing; run as root" \
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		perf kvm-events record -o "$dir/none.data" -- true
+	expect_error "live without access to tracefs" \
+		"perf kvm-events live: no permission to read /sys/kernel/tracing; run as root" \
+		setpriv --reuid=nobody --regid=nogroup --clear-groups perf kvm-events live -- true
 fi
 
 exit $err
