@@ -329,7 +329,8 @@ static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *k
 		kvm_events_time_share(key, totals), key->total_ns);
 	if (key->timed)
 		fprintf(fp, ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f", key->stats.min,
-			key->stats.max, kvm_events_avg_ns(key, totals), kvm_events_key__stddev(key));
+			key->stats.max, kvm_events_avg_ns(key, totals),
+			kvm_events_key__stddev(key));
 	else
 		csv_empty(4, fp);
 	if (key->timed && key->dist)
