@@ -75,6 +75,36 @@ void kvm_events_display__tables(const struct kvm_events_display *d,
 void kvm_events_display__interval(const struct kvm_events_display *d,
 				  struct kvm_events_key **keys, size_t nr,
 				  double seconds, FILE *fp);
+/*
+ * Shared by the text, JSON and CSV printers, so that each figure is
+ * computed once: a table's totals and a key's shares of them, in percent.
+ */
+struct kvm_events_table_totals {
+	u64	samples;
+	u64	total_ns;
+};
+
+double kvm_events_samples_share(struct kvm_events_key *key,
+				const struct kvm_events_table_totals *t);
+double kvm_events_time_share(struct kvm_events_key *key,
+			     const struct kvm_events_table_totals *t);
+double kvm_events_avg_ns(struct kvm_events_key *key,
+			 const struct kvm_events_table_totals *t);
+/* The buckets from a key's first non-empty one to its last; false: none */
+bool kvm_events_histogram_span(const struct kvm_events_key *key, int *first,
+			       int *last);
+/* The upper bound of a log2 bucket; false for the last, which has none */
+bool kvm_events_log2_bucket_high(int bucket, u64 *high);
+/* The comm of VM process @pid, or NULL */
+const char *kvm_events_display__comm(const struct kvm_events_display *d, u32 pid);
+/* Keys of one table: the same group and VM */
+bool kvm_events_key__same_group(const struct kvm_events_key *a,
+				const struct kvm_events_key *b);
+/* JSON and CSV of a report: every statistic of @keys, sorted by group */
+void kvm_events_display__json(const struct kvm_events_display *d,
+			      struct kvm_events_key **keys, size_t nr, FILE *fp);
+void kvm_events_display__csv(const struct kvm_events_display *d,
+			     struct kvm_events_key **keys, size_t nr, FILE *fp);
 /* For diff's JSON and CSV too: a JSON string, escaped, and u64 fields */
 void kvm_events_json_string(const char *str, FILE *fp);
 /* "name": value, or null where not @known */

@@ -1,0 +1,22 @@
+#!/bin/bash
+# kvm-events: JSON output holds the fields the man page documents
+# SPDX-License-Identifier: GPL-2.0
+
+# The fields of report's and diff's JSON, with every option that adds
+# some, must be those of the man page's "JSON AND CSV OUTPUT", with their
+# types: each one found documented, each one documented found.
+
+set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
+
+skip_without_python3
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+
+"$KVMGEN" "$dir/old.data" vmx 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/new.data" vmx 3000 > /dev/null || exit 1
+"$KVMGEN" "$dir/svm.data" svm 1000 > /dev/null || exit 1
+doc="$(dirname "$0")/../../Documentation/perf-kvm-events.txt"
+kvm_events_check schema "$doc" "$dir/old.data" "$dir/svm.data" "$dir/new.data"
