@@ -418,7 +418,8 @@ static void live__open_error(struct live *live, int err)
 		       evsel__name(evsel), perf_event_paranoid());
 		break;
 	case ESRCH:
-		pr_err("perf kvm-events live: -p %s: no such process\n",
+		pr_err("perf kvm-events live: %s %s: no such process\n",
+		       live->target.pid ? "-p" : "-t",
 		       live->target.pid ?: live->target.tid);
 		break;
 	default:
@@ -473,7 +474,8 @@ static int live__target(struct live *live)
 	if (evlist__create_maps(live->evlist, &live->target) < 0 ||
 	    live__offline_cpu(live) >= 0) {
 		if (live->target.pid || live->target.tid)
-			pr_err("perf kvm-events live: -p %s: no such process\n",
+			pr_err("perf kvm-events live: %s %s: no such process\n",
+			       live->target.pid ? "-p" : "-t",
 			       live->target.pid ?: live->target.tid);
 		else
 			pr_err("perf kvm-events live: -C %s: not CPUs online on this host\n",
@@ -530,7 +532,9 @@ static int live__open(struct live *live)
 	/* Who is who, for --per-vm: the processes there already */
 	machine__synthesize_threads(&live->machine, &live->target, live->evlist->core.threads,
 				    false, false, 1);
-	evlist__enable(live->evlist);
+	/* A command alone: its events start at its exec (enable_on_exec). */
+	if (!target__none(&live->target))
+		evlist__enable(live->evlist);
 	live->start = live->last_refresh = monotonic_ns();
 	if (args->argc)
 		evlist__start_workload(live->evlist);
@@ -555,7 +559,8 @@ static void live__loop(struct live *live)
 			next = max(next + period, now + period / 2);
 			continue;
 		}
-		if (evlist__poll(live->evlist, (next - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) <= 0)
+		/* Up to the next refresh, rounded up to whole milliseconds */
+		if (evlist__poll(live->evlist, DIV_ROUND_UP(next - now, NSEC_PER_MSEC)) <= 0)
 			continue;
 		live__drain(live);
 		/* Every process watched (-p) has ended. */

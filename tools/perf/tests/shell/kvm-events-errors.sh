@@ -189,7 +189,8 @@ if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_pio' 2> /dev/null | grep -q kvm_pio;
 	# live: its errors on the target, and the workload's exit status
 	expect_error "live -p of no process" "perf kvm-events live: -p 999999: no such process" \
 		perf kvm-events live -p 999999
-	expect_error "live -C of no CPU" "perf kvm-events live: -C 99: not CPUs online on this host" \
+	expect_error "live -C of no CPU" \
+		"perf kvm-events live: -C 99: not CPUs online on this host" \
 		perf kvm-events live -C 99 -- true
 	expect_error "live of a command that does not exist" \
 		"perf kvm-events live: cannot run $dir/none: No such file or directory" \

@@ -64,7 +64,8 @@ if [ $? -eq 0 ]; then
 	full=$(awk '$1 >= 0.9 && $1 <= 1.1' "$dir/halt.per" | wc -l)
 	bad=$(awk '$1 >= 0.9 && $1 <= 1.1 && ($2 < 8 || $2 > 12)' "$dir/halt.per" | wc -l)
 	if [ $rc -ne 0 ] || [ "$total" != 30 ] || [ "$full" -lt 2 ] || [ "$bad" != 0 ]; then
-		echo "FAIL: live over 30 halts of 100 ms: exit $rc, $total halts, $full intervals of 1 s, $bad not of 8 to 12 halts"
+		echo "FAIL: live over 30 halts of 100 ms: exit $rc, $total halts," \
+			"$full intervals of 1 s, $bad not of 8 to 12 halts"
 		cat "$dir/halt"
 		err=1
 	fi
