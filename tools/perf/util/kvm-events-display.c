@@ -601,8 +601,9 @@ void kvm_events_display__tables(const struct kvm_events_display *d,
 
 	/* Sorted by group first: one table per run of equal groups. */
 	do {
-		for (end = start; end < nr && kvm_events_key__same_group(keys[end], keys[start]); end++)
-			;
+		end = start;
+		while (end < nr && kvm_events_key__same_group(keys[end], keys[start]))
+			end++;
 		print_table(d, keys + start, end - start, width, fp);
 		start = end;
 	} while (start < nr);
