@@ -32,6 +32,7 @@
 #include "util/intlist.h"
 #include "util/kvm-events.h"
 #include "util/kvm-events-display.h"
+#include "util/kvm-events-heatmap.h"
 #include "util/kvm-events-live.h"
 #include "util/machine.h"
 #include "util/sample.h"
@@ -556,6 +557,9 @@ static int read_session(struct kvm_events *kvm,
 	bool pipe = perf_data__is_pipe(session->data);
 	int ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
 
+	/* --heatmap's columns divide the span the header gives. */
+	kvm->opts.span_first = session->evlist->first_sample_time;
+	kvm->opts.span_last = session->evlist->last_sample_time;
 	if (ret == 0) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
@@ -971,6 +975,8 @@ static int print_report(struct kvm_events *kvm)
 	struct kvm_events_display display = kvm_events__display(kvm);
 	int ret = kvm_events_display__report(&display);
 
+	if (!ret && kvm->opts.heatmap)
+		ret = kvm_events_heatmap__write(&display, kvm->opts.heatmap);
 	/* What was left out is in the output; the report is still incomplete. */
 	if (!ret && kvm->report.totals.no_memory) {
 		pr_err("%s: out of memory: %llu samples left out, the report is incomplete\n",
@@ -987,6 +993,8 @@ static const struct option report_options[] = {
 		    "show every statistic: " KVM_EVENTS_STATS_FIELDS),
 	OPT_BOOLEAN(0, "histogram", &args.opts.histogram,
 		    "draw a log2 latency histogram of each key"),
+	OPT_STRING(0, "heatmap", &args.opts.heatmap, "file.svg",
+		   "draw the busiest keys' latencies over time into an SVG"),
 	OPT_CALLBACK_NOOPT(0, "per-vcpu", &args.opts.group, NULL,
 			   "one table per vcpu", parse_group),
 	OPT_CALLBACK_NOOPT(0, "per-vm", &args.opts.group, NULL,

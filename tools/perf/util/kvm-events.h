@@ -22,6 +22,8 @@ struct hashmap;
 struct intlist;
 struct kvm_events_analysis;
 struct latency_dist;
+struct kvm_events_grid;
+struct kvm_events_heatmap;
 
 #define KVM_EVENTS_NO_VCPU	(~0U)
 #define KVM_EVENTS_NO_KEY	(~0ULL)
@@ -104,6 +106,7 @@ struct kvm_events_key {
 	struct stats		stats;		/* of the timed ones */
 	struct latency_dist	*dist;		/* for percentiles, if asked */
 	u64			*log2_ns;	/* --histogram: kvm_events_log2_bucket() */
+	struct kvm_events_grid	*grid;		/* --heatmap: its time by bucket counts */
 };
 
 /*
@@ -163,6 +166,9 @@ struct kvm_events_options {
 	bool			stddev;		/* costs a division per sample */
 	bool			histogram;
 	u32			top;
+	const char		*heatmap;	/* --heatmap: the SVG to write */
+	u64			span_first;	/* ...its span: the header's, */
+	u64			span_last;	/* last <= first: not recorded */
 };
 
 struct kvm_events_pairing;
@@ -175,6 +181,7 @@ struct kvm_events_report {
 	u32			nr_top;
 	struct kvm_events_totals totals;
 	struct kvm_events_pairing *pairing;	/* the engine's own */
+	struct kvm_events_heatmap *heatmap;	/* --heatmap's counts */
 };
 
 /* What keys can be sorted by: all descending, but the name */

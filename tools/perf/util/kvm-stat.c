@@ -19,6 +19,7 @@
 #include "hashmap.h"
 #include "intlist.h"
 #include "kvm-events-analysis.h"
+#include "kvm-events-heatmap.h"
 #include "latency-dist.h"
 #include "time-utils.h"
 
@@ -150,6 +151,12 @@ int kvm_events_report__init(struct kvm_events_report *report,
 		if (!report->top)
 			return -ENOMEM;
 	}
+	if (report->opts.heatmap) {
+		report->heatmap = kvm_events_heatmap__new(report->opts.span_first,
+							  report->opts.span_last);
+		if (!report->heatmap)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -177,6 +184,8 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 	}
 	zfree(&report->top);
 	zfree(&report->pairing);
+	kvm_events_heatmap__delete(report->heatmap);
+	report->heatmap = NULL;
 }
 
 static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
@@ -447,6 +456,9 @@ static void add_time(struct kvm_events_report *report,
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
 	if (entry->log2_ns)
 		log2_ns_add(entry->log2_ns, duration);
+	if (report->heatmap)
+		kvm_events_heatmap__add(report->heatmap, &entry->grid,
+					report->totals.first_time, time, duration);
 	if (report->top)
 		top_add_event(report, entry, vcpu, time, vcpu->rip, duration, true);
 }
