@@ -63,13 +63,17 @@ define build-kvmgen
 	fi
 endef
 
-.PHONY: all perf perf-san perf-fuzz deps tree check run series series-check bench \
+.PHONY: all perf perf-san perf-fuzz deps deps-optional tree check run series series-check bench \
 	fuzz clean FORCE
 
 all: perf
 
 deps:
 	@scripts/deps.sh
+
+# What only some tests use (they skip without it): Chromium
+deps-optional:
+	@scripts/deps.sh --optional
 
 $(BASE)/.base-version:
 	@scripts/deps.sh

@@ -5,6 +5,11 @@
 # As root, install what is missing; otherwise print the exact apt-get line.
 
 # deps.sh [PACKAGE...]: those packages instead of the build's
+# deps.sh --optional: what only some tests use, and skip without:
+#   chromium   kvm-events-heatmap-browser.sh draws the --heatmap SVG with
+#              it; about 350 MB, so make perf does not install it
+OPTIONAL="chromium"
+[ "${1:-}" = --optional ] && set -- $OPTIONAL
 PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3}
 
 missing=""
