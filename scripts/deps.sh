@@ -5,7 +5,9 @@
 # As root, install what is missing; otherwise print the exact apt-get line.
 
 # deps.sh [PACKAGE...]: those packages instead of the build's
-PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3}
+# clang compiles the BPF programs (live --use-bpf) with the tree's libbpf
+# and bpftool; without it perf still builds, and --use-bpf says why not.
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3 clang}
 
 missing=""
 for p in $PKGS; do
