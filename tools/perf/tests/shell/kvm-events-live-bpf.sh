@@ -55,5 +55,6 @@ check_error "--bpf-map-entries 0: expected a number from 1 to 16777216" \
 check_error "-p 12x: not a list of process ids" --use-bpf -p 12x
 check_error "-a, -p and a command exclude each other" --use-bpf -p 1 -- true
 check_error "--duration: not with --use-bpf" --use-bpf --duration 5 -- true
+check_error "--bpf-map-entries: only with --use-bpf" --bpf-map-entries 8 -- true
 
 exit $err

@@ -56,16 +56,29 @@ struct kvm_events_bpf_counts counts;
 /* A field of the tracepoint's record, zero-extended as perf reads it */
 static __u64 field(void *ctx, const struct kvm_events_bpf_field *f)
 {
-	__u64 v = 0;
-	__u32 size = f->size;
+	void *p = ctx + f->offset;
+	__u64 v64 = 0;
+	__u32 v32 = 0;
+	__u16 v16 = 0;
+	__u8 v8 = 0;
 
-	if (!size || size > 8)
+	/* Its own bytes only, typed: none past the record, in any byte order */
+	switch (f->size) {
+	case 1:
+		bpf_probe_read_kernel(&v8, 1, p);
+		return v8;
+	case 2:
+		bpf_probe_read_kernel(&v16, 2, p);
+		return v16;
+	case 4:
+		bpf_probe_read_kernel(&v32, 4, p);
+		return v32;
+	case 8:
+		bpf_probe_read_kernel(&v64, 8, p);
+		return v64;
+	default:
 		return 0;
-	if (bpf_probe_read_kernel(&v, sizeof(v), ctx + f->offset))
-		return 0;
-	if (size < 8)
-		v &= (1ULL << (size * 8)) - 1;
-	return v;
+	}
 }
 
 static void add_bucket(const struct kvm_events_bpf_key *key, __u64 ns)
