@@ -127,8 +127,9 @@ static void print_full(struct bpf_live *live)
 	kvm_events_bpf__counts(live->bpf, &c);
 	if (!c.full_threads && !c.full_keys && !c.full_buckets)
 		return;
-	printf("BPF maps full (--bpf-map-entries %u): left out %llu events of threads, %llu samples of keys, %llu durations of the percentiles.\n",
-	       live->args->map_entries, (unsigned long long)c.full_threads,
+	printf("BPF maps full (--bpf-map-entries %u): left out %llu events of threads,",
+	       live->args->map_entries, (unsigned long long)c.full_threads);
+	printf(" %llu samples of keys, %llu durations of the percentiles.\n",
 	       (unsigned long long)c.full_keys, (unsigned long long)c.full_buckets);
 }
 

@@ -349,8 +349,11 @@ static void add_bucket(struct kvm_events_report *report,
 		return;
 	if (entry->dist && latency_dist__add_bucket(entry->dist, b->bucket, count))
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
-	if (entry->log2_ns)
-		entry->log2_ns[ns ? min_t(u32, ilog2(ns) + 1, KVM_EVENTS_LOG2_BUCKETS - 1) : 0] += count;
+	if (entry->log2_ns) {
+		u32 log2 = ns ? min_t(u32, ilog2(ns) + 1, KVM_EVENTS_LOG2_BUCKETS - 1) : 0;
+
+		entry->log2_ns[log2] += count;
+	}
 	d = ns - entry->stats.mean;
 	entry->stats.M2 += d * d * count;
 }

@@ -79,7 +79,8 @@ int kvm_events_bpf__live(const struct kvm_events_bpf_live *live);
 static inline int kvm_events_bpf__live(const struct kvm_events_bpf_live *live
 				       __maybe_unused)
 {
-	fprintf(stderr, "perf kvm-events live: --use-bpf: this perf was built without BPF skeletons (BUILD_BPF_SKEL=1 needs clang, libelf, zlib and libbpf support)\n");
+	fprintf(stderr, "perf kvm-events live: --use-bpf: %s\n",
+		"this perf was built without BPF skeletons (BUILD_BPF_SKEL=1 needs clang)");
 	return 1;
 }
 #endif /* HAVE_BPF_SKEL */

@@ -72,7 +72,10 @@ for event in userspace halt; do
 	rows "$dir/$event.recorded" | sort > "$dir/$event.b"
 	if ! join "$dir/$event.a" "$dir/$event.b" | awk '
 		{ n++ }
-		$2 != $4 { bad = 1; print "FAIL: " $1 ": " $2 " samples in the kernel, " $4 " recorded" }
+		$2 != $4 {
+			bad = 1
+			print "FAIL: " $1 ": " $2 " samples in the kernel, " $4 " recorded"
+		}
 		{ d = $3 - $5; if (d < 0) d = -d }
 		d > $5 * 0.004 + 1000 { bad = 1; print "FAIL: " $1 ": p50 " $3 " ns, recorded " $5 }
 		END { exit bad || !n }'; then
