@@ -27,8 +27,13 @@ PERF      := $(CURDIR)/perf
 JOBS      ?= $(shell nproc)
 
 # Only what the kvm-events command and its tests use; everything else off,
-# so that the build needs just libtraceevent, libelf, zlib and pthread.
-PERF_FEATURES := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 \
+# so that the build needs just libtraceevent, libelf, zlib and pthread, and
+# clang for the BPF skeletons of live --use-bpf (BUILD_BPF_SKEL=1: the
+# tree's libbpf, built static, and its bootstrap bpftool).  Where clang is
+# missing, perf's Makefile.config turns the skeletons off with a warning
+# and --use-bpf says what is missing; EXTRA_PERF_FLAGS=BUILD_BPF_SKEL=0
+# does the same on purpose.
+PERF_FEATURES := NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=1 \
 	NO_LIBUNWIND=1 NO_LIBDW=1 NO_SLANG=1 NO_GTK2=1 NO_LIBNUMA=1 \
 	NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_JVMTI=1 NO_LIBLLVM=1 \
 	NO_LIBPFM4=1 NO_LIBZSTD=1 NO_LZMA=1 NO_SDT=1 NO_LIBAUDIT=1 \

@@ -18,7 +18,8 @@
 # of BENCH_PAIRS, in time order and in per-CPU rounds; vmx+system-wide
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
 # and, where this host can run the bundled guest, a recording of it at its
-# highest rate.  Last, the guest's slowdown under each recorder.
+# highest rate.  Last, the guest's slowdown under each recorder, and under
+# perf kvm-events live --use-bpf, which pairs in the kernel and records nothing.
 #
 # Settings (make bench BENCH_RUNS=5):
 #   BENCH_PAIRS="1000000 10000000"  kvm_exit events of the generated files
@@ -154,7 +155,9 @@ if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
 	echo "The guest's slowdown: perf test -w kvmguest $guest_n $guest_n $guest_n $guest_n"
 	for rec in "" "$perf kvm-events record -q -o $out/r.data --" \
 		   "$perf kvm-events record -q --event all -o $out/r.data --" \
-		   "$perf kvm stat record -q -o $out/r.data --"; do
+		   "$perf kvm stat record -q -o $out/r.data --" \
+		   "$perf kvm-events live --use-bpf -d 3600 --event ioport --" \
+		   "$perf kvm-events live --use-bpf -d 3600 --event userspace --"; do
 		# shellcheck disable=SC2086
 		t=$(for ((r = 0; r < runs; r++)); do run /dev/null $rec "$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n; echo; done | median)
 		[ -z "$rec" ] && alone=$t
@@ -163,6 +166,7 @@ if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
 	done
 else
 	echo
-	echo "skipped: the bundled guest's recording and slowdown need /dev/kvm and root"
+	echo "skipped: the bundled guest's recording and slowdown (alone, under record, under"
+	echo "perf kvm stat record and under live --use-bpf) need /dev/kvm and root"
 fi
 } | tee "$results"

@@ -8,9 +8,11 @@
 # deps.sh --optional: what only some tests use, and skip without:
 #   chromium   kvm-events-heatmap-browser.sh draws the --heatmap SVG with
 #              it; about 350 MB, so make perf does not install it
+# clang compiles the BPF programs (live --use-bpf) with the tree's libbpf
+# and bpftool; without it perf still builds, and --use-bpf says why not.
 OPTIONAL="chromium"
 [ "${1:-}" = --optional ] && set -- $OPTIONAL
-PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3}
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3 clang}
 
 missing=""
 for p in $PKGS; do

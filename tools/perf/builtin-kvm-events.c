@@ -22,6 +22,7 @@
 #include <subcmd/parse-options.h>
 
 #include "builtin.h"
+#include "util/bpf-kvm-events.h"
 #include "util/data.h"
 #include "util/debug.h"
 #include "util/env.h"
@@ -54,6 +55,8 @@ struct kvm_events_args {
 	int				threads;
 	u32				record_tps;	/* record: BIT(tp) to record */
 	u32				delay;		/* live: seconds per refresh */
+	u32				bpf_map_entries; /* live --use-bpf */
+	bool				use_bpf;
 	bool				stats;
 	bool				force;
 	bool				generic_reader;
@@ -1157,9 +1160,23 @@ static int parse_delay(const struct option *opt, const char *arg, int unset)
 	return unset ? 0 : parse_u32("--delay", arg, 1, 86400, delay);
 }
 
+static int parse_map_entries(const struct option *opt, const char *arg, int unset)
+{
+	u32 *entries = opt->value;
+
+	*entries = 0;
+	/* The buckets' map gets 16 entries per key: keep it in a u32. */
+	return unset ? 0 : parse_u32("--bpf-map-entries", arg, 1, 1U << 24, entries);
+}
+
 static const struct option live_options[] = {
 	OPT_CALLBACK('d', "delay", &args.delay, "secs",
 		     "seconds between refreshes (default: 1)", parse_delay),
+	OPT_BOOLEAN('b', "use-bpf", &args.use_bpf,
+		    "pair the events in the kernel with BPF, without recording them"),
+	OPT_CALLBACK(0, "bpf-map-entries", &args.bpf_map_entries, "n",
+		     "--use-bpf: room for this many keys and threads (default: 4096)",
+		     parse_map_entries),
 	OPT_FIELDS,
 	OPT_BOOLEAN('a', "all-cpus", &live_args.system_wide,
 		    "watch the whole host, all CPUs"),
@@ -1180,6 +1197,25 @@ static const char * const live_usage[] = {
 	NULL
 };
 
+/* live --use-bpf: util/bpf-kvm-events-live.c */
+static int live_bpf(int argc, const char **argv)
+{
+	struct kvm_events_bpf_live bpf_args = {
+		.analysis = args.analysis, .opts = &args.opts, .view = &args.view,
+		.delay = args.delay, .map_entries = args.bpf_map_entries,
+		.pids = live_args.pid, .all = live_args.system_wide,
+		.argc = argc, .argv = argv,
+	};
+
+	if (live_args.tid || live_args.cpu_list || live_args.mmap_pages) {
+		pr_err("perf kvm-events live: -t, -C and -m: not with --use-bpf, which watches processes\n");
+		return 1;
+	}
+	if (!bpf_args.map_entries)
+		bpf_args.map_entries = KVM_EVENTS_BPF_MAP_ENTRIES;
+	return kvm_events_bpf__live(&bpf_args);
+}
+
 static int kvm_events_live(int argc, const char **argv)
 {
 	int ret;
@@ -1188,6 +1224,12 @@ static int kvm_events_live(int argc, const char **argv)
 			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (args__finish(&args, "sample"))
 		return 1;
+	if (args.bpf_map_entries && !args.use_bpf) {
+		pr_err("perf kvm-events live: --bpf-map-entries: only with --use-bpf\n");
+		return 1;
+	}
+	if (args.use_bpf)
+		return live_bpf(argc, argv);
 	live_args.analysis = args.analysis;
 	live_args.opts = &args.opts;
 	live_args.view = &args.view;

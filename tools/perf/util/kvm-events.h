@@ -250,6 +250,12 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 						  size_t *nr);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
 
+/* For samples paired elsewhere (BPF): see kvm-stat.c */
+bool kvm_events_report__selects(const struct kvm_events_report *report,
+				u32 pid, u32 vcpu);
+struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report,
+						u64 key, u32 pid, u32 vcpu);
+
 /* What kvm_events_read() reads, and how */
 struct kvm_events_input {
 	struct perf_session	*session;

@@ -653,6 +653,29 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		report->totals.unused++;
 }
 
+/*
+ * For samples paired elsewhere (in the kernel, by BPF): whether the
+ * filters take VM @pid's vcpu @vcpu, and the entry of @key there, made if
+ * new.  Grouped as the report's own samples are.
+ */
+bool kvm_events_report__selects(const struct kvm_events_report *report,
+				u32 pid, u32 vcpu)
+{
+	const struct kvm_events_options *opts = &report->opts;
+
+	return vcpu_selected(opts, vcpu) &&
+	       (!opts->pids || intlist__has_entry(opts->pids, pid));
+}
+
+struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report,
+						u64 key, u32 pid, u32 vcpu)
+{
+	struct vcpu_state state = { .pid = pid, .vcpu = vcpu };
+
+	return key__get(report, key, group_of(report, &state),
+			group_pid_of(report, &state));
+}
+
 /* Whatever is still open when the recording stops never got its end. */
 void kvm_events_report__finish(struct kvm_events_report *report)
 {

@@ -123,6 +123,41 @@ void latency_dist__delete(struct latency_dist *dist)
 	free(dist);
 }
 
+u32 latency_dist__bucket(u64 ns)
+{
+	u32 octave, sub;
+
+	octave_of(ns, &octave, &sub);
+	return octave << SUB_BITS | sub;
+}
+
+u64 latency_dist__bucket_value(u32 bucket)
+{
+	return bucket_value(bucket >> SUB_BITS, bucket & (SUB_COUNT - 1));
+}
+
+/*
+ * Counts in buckets are no values: the distribution becomes a histogram.
+ * It takes either values or bucket counts, not both.
+ */
+int latency_dist__add_bucket(struct latency_dist *dist, u32 bucket, u64 count)
+{
+	u32 octave = bucket >> SUB_BITS;
+
+	if (octave >= NR_OCTAVES)
+		return -EINVAL;
+	if (dist->exact && latency_dist__to_hist(dist))
+		return -ENOMEM;
+	if (!dist->octave[octave]) {
+		dist->octave[octave] = calloc(SUB_COUNT, sizeof(u64));
+		if (!dist->octave[octave])
+			return -ENOMEM;
+	}
+	dist->octave[octave][bucket & (SUB_COUNT - 1)] += count;
+	dist->n += count;
+	return 0;
+}
+
 static int compare_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;

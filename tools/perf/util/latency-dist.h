@@ -19,4 +19,13 @@ u64 latency_dist__count(const struct latency_dist *dist);
 u64 latency_dist__percentile(struct latency_dist *dist, double pct);
 bool latency_dist__exact(const struct latency_dist *dist);
 
+/*
+ * The histogram's buckets, for counts made elsewhere (in a BPF map):
+ * @ns's bucket, a bucket's middle, and @count durations of @bucket.  A
+ * distribution takes either values or bucket counts, not both.
+ */
+u32 latency_dist__bucket(u64 ns);
+u64 latency_dist__bucket_value(u32 bucket);
+int latency_dist__add_bucket(struct latency_dist *dist, u32 bucket, u64 count);
+
 #endif /* __PERF_LATENCY_DIST_H */

@@ -23,6 +23,23 @@ kvm_events_check() {
 	python3 "$(dirname "$0")/lib/kvm_events_check.py" "$@"
 }
 
+# live --use-bpf: root, a perf built with its BPF skeletons, kvm tracepoints
+skip_without_bpf() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip: loading BPF programs needs root"
+		exit 2
+	fi
+	if perf kvm-events live --use-bpf -- true 2>&1 | grep -q "without BPF skeletons"; then
+		echo "skip: this perf was built without BPF skeletons"
+		exit 2
+	fi
+	if [ ! -d /sys/kernel/tracing/events/kvm ] &&
+	   [ ! -d /sys/kernel/debug/tracing/events/kvm ]; then
+		echo "skip: no kvm tracepoints (tracefs or the kvm module missing)"
+		exit 2
+	fi
+}
+
 # skip_without_kvm_tracing: exit 2 (skip) with a reason when this host
 # cannot record kvm tracepoints.
 skip_without_kvm_tracing() {

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf kvm-events live --use-bpf: loads util/bpf_skel/kvm_events_pair.bpf.c,
+ * configured for one analysis from the running kernel's tracepoint
+ * formats, and reads its maps into a report.
+ *
+ * What each tracepoint is to the analysis (begin, end or a whole event,
+ * and whether it names a key) is asked of the analysis' own ops, and the
+ * keys are made by them from the raw fields the kernel kept: the program
+ * knows nothing of any analysis, and adding one needs nothing here.
+ */
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <traceevent/event-parse.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/zalloc.h>
+
+#include "debug.h"
+#include "kvm-events.h"
+#include "kvm-events-analysis.h"
+#include "latency-dist.h"
+#include "trace-event.h"
+#include "bpf-kvm-events.h"
+#include "bpf_skel/kvm_events_pair.skel.h"
+
+/* The pids map's room: -p's list, or a workload */
+#define MAX_PIDS	64
+
+struct kvm_events_bpf {
+	struct kvm_events_pair_bpf	*skel;
+	struct bpf_link			*links[KVM_EVENTS_BPF_MAX_SLOTS];
+	/* Each slot's tracepoint, to attach to */
+	char				sys[KVM_EVENTS_BPF_MAX_SLOTS][32];
+	char				name[KVM_EVENTS_BPF_MAX_SLOTS][64];
+	u32				nr_slots;
+	pid_t				pids[MAX_PIDS];
+	u32				nr_pids;
+};
+
+struct kvm_events_bpf *kvm_events_bpf__new(u32 map_entries)
+{
+	struct kvm_events_bpf *bpf = zalloc(sizeof(*bpf));
+	struct kvm_events_pair_bpf *skel;
+
+	if (!bpf)
+		return NULL;
+	skel = kvm_events_pair_bpf__open();
+	if (!skel) {
+		pr_err("perf kvm-events live: --use-bpf: cannot open the BPF program: %s\n",
+		       strerror(errno));
+		free(bpf);
+		return NULL;
+	}
+	bpf->skel = skel;
+	bpf_map__set_max_entries(skel->maps.threads, map_entries);
+	bpf_map__set_max_entries(skel->maps.keys, map_entries);
+	bpf_map__set_max_entries(skel->maps.buckets,
+				 map_entries * KVM_EVENTS_BPF_BUCKETS_PER_KEY);
+	return bpf;
+}
+
+void kvm_events_bpf__delete(struct kvm_events_bpf *bpf)
+{
+	u32 i;
+
+	if (!bpf)
+		return;
+	for (i = 0; i < bpf->nr_slots; i++)
+		bpf_link__destroy(bpf->links[i]);
+	kvm_events_pair_bpf__destroy(bpf->skel);
+	free(bpf);
+}
+
+static void set_field(struct kvm_events_bpf_field *out,
+		      const struct tep_format_field *field)
+{
+	out->offset = field ? field->offset : 0;
+	out->size = field ? field->size : 0;
+}
+
+int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
+			     const struct kvm_events_bpf_slot *slot,
+			     const struct kvm_events_decoder *dec)
+{
+	struct kvm_events_bpf_slot *s;
+
+	if (bpf->nr_slots == KVM_EVENTS_BPF_MAX_SLOTS) {
+		pr_err("perf kvm-events live: --use-bpf: more than %d tracepoints\n",
+		       KVM_EVENTS_BPF_MAX_SLOTS);
+		return -E2BIG;
+	}
+	s = &bpf->skel->bss->slots[bpf->nr_slots];
+	*s = *slot;
+	set_field(&s->code, dec->code);
+	set_field(&s->kind, dec->kind);
+	set_field(&s->isa, dec->isa);
+	set_field(&s->flag, dec->flag);
+	set_field(&s->vcpu, dec->vcpu);
+	s->fixed_isa = dec->fixed_isa;
+	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
+	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);
+	bpf->nr_slots++;
+	return 0;
+}
+
+u32 kvm_events_bpf__nr_slots(const struct kvm_events_bpf *bpf)
+{
+	return bpf->nr_slots;
+}
+
+const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_bpf *bpf,
+						       u32 i)
+{
+	return &bpf->skel->bss->slots[i];
+}
+
+/* An arbitrary code, to tell whole()'s duration from KVM_EVENTS_NO_TIME */
+#define PROBE_CODE	12345
+
+/* What @analysis makes of an event of @slot's tp whose kind is @kind */
+static void probe_role(const struct kvm_events_analysis *analysis,
+		       struct kvm_events_bpf_slot *slot, u32 kind)
+{
+	struct kvm_events_sample s = {
+		.tp = slot->tp, .kind = kind, .code = PROBE_CODE, .flag = 1,
+		.vcpu = KVM_EVENTS_NO_VCPU,
+	};
+	u64 key, ns;
+
+	if (analysis->begin(&s, &key))
+		slot->role[kind] = KVM_EVENTS_BPF_BEGIN;
+	else if (analysis->end(&s, &key))
+		slot->role[kind] = KVM_EVENTS_BPF_END;
+	else if (analysis->whole && analysis->whole(&s, &key, &ns))
+		slot->role[kind] = KVM_EVENTS_BPF_WHOLE;
+	else
+		return;
+	slot->keyed[kind] = key != KVM_EVENTS_NO_KEY;
+	if (slot->role[kind] == KVM_EVENTS_BPF_WHOLE)
+		slot->whole_timed = ns == PROBE_CODE;
+}
+
+/*
+ * The slot of tracepoint @event for @analysis, if it has a role: its
+ * role by kind where the analysis tells kinds apart (mmio's type is the
+ * only such use, with kinds 1 and 2).
+ */
+static int add_tracepoint(struct kvm_events_bpf *bpf,
+			  const struct kvm_events_analysis *analysis,
+			  struct tep_event *event, const struct kvm_events_decoder *dec)
+{
+	struct kvm_events_bpf_slot slot = { .tp = dec->tp };
+	bool any = false;
+	u32 kind;
+
+	for (kind = 0; kind < KVM_EVENTS_BPF_KINDS; kind++) {
+		probe_role(analysis, &slot, kind);
+		any |= slot.role[kind];
+		slot.by_kind |= slot.role[kind] != slot.role[0] ||
+				slot.keyed[kind] != slot.keyed[0];
+	}
+	if (!any)
+		return 0;
+	return kvm_events_bpf__add_slot(bpf, event, &slot, dec);
+}
+
+/* Room for the names of one tracepoint role, over every architecture */
+#define MAX_NAMES	16
+
+int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
+				 const struct kvm_events_analysis *analysis)
+{
+	u32 tps = analysis->record_tps ?: analysis->tps, found = 0, tp;
+	const char *names[MAX_NAMES];
+	size_t i, nr;
+
+	for (tp = 0; tp < KVM_TP__NR; tp++) {
+		if (!(tps & BIT(tp)))
+			continue;
+		nr = kvm_events_tracepoints(BIT(tp), names, MAX_NAMES);
+		for (i = 0; i < nr; i++) {
+			char sys[64], *name;
+			struct kvm_events_decoder dec;
+			struct tep_event *event;
+			int err;
+
+			snprintf(sys, sizeof(sys), "%s", names[i]);
+			name = strchr(sys, ':');
+			if (!name)
+				continue;
+			*name++ = '\0';
+			event = trace_event__tp_format(sys, name);
+			if (IS_ERR_OR_NULL(event))
+				continue;	/* not this kernel's */
+			if (kvm_events_decoder__init(&dec, event))
+				return -EINVAL;
+			err = add_tracepoint(bpf, analysis, event, &dec);
+			if (err)
+				return err;
+			found |= BIT(dec.tp);
+		}
+	}
+	if ((found & analysis->needs) != analysis->needs) {
+		pr_err("perf kvm-events live: --use-bpf --event %s: this kernel has no %s tracepoint (is the kvm module loaded?)\n",
+		       analysis->name,
+		       kvm_tp_role__name(__builtin_ctz(analysis->needs & ~found)));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid)
+{
+	if (bpf->nr_pids == MAX_PIDS) {
+		pr_err("perf kvm-events live: --use-bpf: more than %d processes\n", MAX_PIDS);
+		return -E2BIG;
+	}
+	bpf->pids[bpf->nr_pids++] = pid;
+	return 0;
+}
+
+static int attach_slots(struct kvm_events_bpf *bpf)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
+	u32 i;
+
+	for (i = 0; i < bpf->nr_slots; i++) {
+		/* The cookie tells the program which slot fired. */
+		opts.bpf_cookie = i;
+		bpf->links[i] = bpf_program__attach_tracepoint_opts(bpf->skel->progs.kvm_event,
+								    bpf->sys[i], bpf->name[i],
+								    &opts);
+		if (!bpf->links[i]) {
+			int err = -errno;
+
+			pr_err("perf kvm-events live: --use-bpf: cannot attach to %s:%s: %s\n",
+			       bpf->sys[i], bpf->name[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int kvm_events_bpf__start(struct kvm_events_bpf *bpf)
+{
+	struct kvm_events_pair_bpf *skel = bpf->skel;
+	int err, fd;
+	u8 one = 1;
+	u32 i;
+
+	if (!bpf->nr_slots) {
+		pr_err("perf kvm-events live: --use-bpf: no tracepoint to attach to\n");
+		return -ENOENT;
+	}
+	skel->bss->filter_pids = bpf->nr_pids > 0;
+	bpf_map__set_max_entries(skel->maps.pids, bpf->nr_pids ?: 1);
+	err = kvm_events_pair_bpf__load(skel);
+	if (err) {
+		pr_err("perf kvm-events live: --use-bpf: cannot load the BPF program: %s (it needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 or later)\n",
+		       strerror(-err));
+		return err;
+	}
+	fd = bpf_map__fd(skel->maps.pids);
+	for (i = 0; i < bpf->nr_pids; i++) {
+		u32 pid = bpf->pids[i];
+
+		if (bpf_map_update_elem(fd, &pid, &one, BPF_ANY))
+			return -errno;
+	}
+	return attach_slots(bpf);
+}
+
+/* The key @analysis makes of the event the kernel kept, if any */
+static bool analysis_key(const struct kvm_events_analysis *analysis,
+			 const struct kvm_events_bpf_key *k, u64 *key)
+{
+	struct kvm_events_sample s = {
+		.tp = k->tp, .pid = k->pid, .vcpu = k->vcpu, .isa = k->isa,
+		.code = k->code, .kind = k->kind, .flag = k->flag,
+	};
+	u64 ns;
+
+	*key = KVM_EVENTS_NO_KEY;
+	if (!analysis->begin(&s, key) && !analysis->end(&s, key) &&
+	    !(analysis->whole && analysis->whole(&s, key, &ns)))
+		return false;
+	return *key != KVM_EVENTS_NO_KEY;
+}
+
+/* The report's entry of the kernel's key; NULL: left out, and counted */
+static struct kvm_events_key *report_entry(struct kvm_events_report *report,
+					   const struct kvm_events_bpf_key *k,
+					   u64 samples)
+{
+	struct kvm_events_key *entry;
+	u64 key;
+
+	if (!analysis_key(report->analysis, k, &key)) {
+		report->totals.unused += samples;
+		return NULL;
+	}
+	if (!kvm_events_report__selects(report, k->pid, k->vcpu)) {
+		report->totals.filtered += samples;
+		return NULL;
+	}
+	entry = kvm_events_report__entry(report, key, k->pid, k->vcpu);
+	if (!entry)
+		report->totals.no_memory += samples;
+	return entry;
+}
+
+static void add_stats(struct kvm_events_report *report,
+		      const struct kvm_events_bpf_key *k,
+		      const struct kvm_events_bpf_stats *st)
+{
+	struct kvm_events_key *entry = report_entry(report, k, st->samples);
+	struct kvm_events_totals *t = &report->totals;
+
+	if (!entry)
+		return;
+	entry->samples += st->samples;
+	entry->timed += st->timed;
+	entry->total_ns += st->total_ns;
+	t->keyed += st->samples;
+	t->no_end += st->no_end;
+	t->no_begin += st->no_begin;
+	t->total_ns += st->total_ns;
+	if (!st->timed)
+		return;
+	entry->stats.n += st->timed;
+	entry->stats.mean = (double)entry->total_ns / entry->timed;
+	entry->stats.min = min_t(u64, entry->stats.min, st->min_ns);
+	entry->stats.max = max_t(u64, entry->stats.max, st->max_ns);
+}
+
+/* Percentiles, --histogram and stddev, from the buckets' middles */
+static void add_bucket(struct kvm_events_report *report,
+		       const struct kvm_events_bpf_bucket *b, u64 count)
+{
+	struct kvm_events_key *entry = report_entry(report, &b->key, 0);
+	u64 ns = latency_dist__bucket_value(b->bucket);
+	double d;
+
+	if (!entry)
+		return;
+	if (entry->dist && latency_dist__add_bucket(entry->dist, b->bucket, count))
+		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
+	if (entry->log2_ns) {
+		u32 log2 = ns ? min_t(u32, ilog2(ns) + 1, KVM_EVENTS_LOG2_BUCKETS - 1) : 0;
+
+		entry->log2_ns[log2] += count;
+	}
+	d = ns - entry->stats.mean;
+	entry->stats.M2 += d * d * count;
+}
+
+static int read_keys(struct kvm_events_bpf *bpf, struct kvm_events_report *report)
+{
+	int fd = bpf_map__fd(bpf->skel->maps.keys);
+	struct kvm_events_bpf_key k, *prev = NULL;
+	struct kvm_events_bpf_stats st;
+
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		if (!bpf_map_lookup_elem(fd, &k, &st))
+			add_stats(report, &k, &st);
+		prev = &k;
+	}
+	return 0;
+}
+
+static int read_buckets(struct kvm_events_bpf *bpf, struct kvm_events_report *report)
+{
+	int fd = bpf_map__fd(bpf->skel->maps.buckets);
+	struct kvm_events_bpf_bucket b, *prev = NULL;
+	u64 count;
+
+	while (!bpf_map_get_next_key(fd, prev, &b)) {
+		if (!bpf_map_lookup_elem(fd, &b, &count))
+			add_bucket(report, &b, count);
+		prev = &b;
+	}
+	return 0;
+}
+
+/* Samples still open at the end: their end never came. */
+static void read_pending(struct kvm_events_bpf *bpf, struct kvm_events_report *report)
+{
+	int fd = bpf_map__fd(bpf->skel->maps.threads);
+	struct kvm_events_bpf_thread t;
+	u32 tid, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &tid)) {
+		if (!bpf_map_lookup_elem(fd, &tid, &t) && t.has_pending) {
+			struct kvm_events_bpf_stats st = { .samples = 1, .no_end = 1 };
+
+			t.pending.pid = t.pid;
+			t.pending.vcpu = t.vcpu;
+			add_stats(report, &t.pending, &st);
+		}
+		prev = &tid;
+	}
+}
+
+void kvm_events_bpf__counts(struct kvm_events_bpf *bpf,
+			    struct kvm_events_bpf_counts *counts)
+{
+	/* The .bss is mmapped: the program's counts as they are now. */
+	*counts = bpf->skel->bss->counts;
+}
+
+int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
+			 struct kvm_events_report *report, bool final)
+{
+	struct kvm_events_bpf_counts c;
+	u32 i;
+
+	kvm_events_bpf__counts(bpf, &c);
+	for (i = 0; i < bpf->nr_slots; i++) {
+		report->totals.read += c.events[i];
+		report->totals.by_tp[kvm_events_bpf__slot(bpf, i)->tp % KVM_TP__NR] += c.events[i];
+	}
+	report->totals.paired_end = c.paired_end;
+	report->totals.unused = c.unused;
+	report->totals.no_memory = c.full_threads + c.full_keys;
+	read_keys(bpf, report);
+	if (final)
+		read_pending(bpf, report);
+	return read_buckets(bpf, report);
+}
+
+int kvm_events_bpf__stats(struct kvm_events_bpf *bpf,
+			  const struct kvm_events_bpf_key *key,
+			  struct kvm_events_bpf_stats *stats)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(bpf->skel->maps.keys), key, stats) ? -errno : 0;
+}
+
+u64 kvm_events_bpf__bucket(struct kvm_events_bpf *bpf,
+			   const struct kvm_events_bpf_key *key, u32 bucket)
+{
+	struct kvm_events_bpf_bucket b = { .key = *key, .bucket = bucket };
+	u64 count = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(bpf->skel->maps.buckets), &b, &count);
+	return count;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_BPF_KVM_EVENTS_H
+#define __PERF_BPF_KVM_EVENTS_H
+
+/*
+ * perf kvm-events live --use-bpf: the events of an analysis paired in the
+ * kernel by util/bpf_skel/kvm_events_pair.bpf.c, and its maps read into a
+ * report that the usual printers print.
+ */
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+struct kvm_events_analysis;
+struct kvm_events_decoder;
+struct kvm_events_options;
+struct kvm_events_report;
+struct kvm_events_view;
+struct tep_event;
+
+/* --bpf-map-entries: keys; the histograms' buckets get 16 times as many */
+#define KVM_EVENTS_BPF_MAP_ENTRIES	4096
+#define KVM_EVENTS_BPF_BUCKETS_PER_KEY	16
+
+/* What live --use-bpf is asked for: its options and the rest of argv */
+struct kvm_events_bpf_live {
+	const struct kvm_events_analysis	*analysis;
+	const struct kvm_events_options		*opts;
+	const struct kvm_events_view		*view;
+	u32					delay;	/* seconds */
+	u32					map_entries;
+	const char				*pids;	/* -p */
+	bool					all;	/* -a */
+	int					argc;	/* the command */
+	const char				**argv;
+};
+
+#ifdef HAVE_BPF_SKEL
+#include "bpf_skel/kvm_events_pair.h"
+
+struct kvm_events_bpf;
+
+struct kvm_events_bpf *kvm_events_bpf__new(u32 map_entries);
+void kvm_events_bpf__delete(struct kvm_events_bpf *bpf);
+/* The tracepoints @analysis reads, where this kernel has them */
+int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
+				 const struct kvm_events_analysis *analysis);
+/* One tracepoint as @slot says, its fields where @dec found them */
+int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
+			     const struct kvm_events_bpf_slot *slot,
+			     const struct kvm_events_decoder *dec);
+/* Only these processes (before load); by default every one */
+int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid);
+int kvm_events_bpf__start(struct kvm_events_bpf *bpf);
+/* The tracepoints as configured, for the tests */
+u32 kvm_events_bpf__nr_slots(const struct kvm_events_bpf *bpf);
+const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_bpf *bpf,
+						       u32 i);
+/*
+ * The maps so far into @report, which must be new.  @final: what is still
+ * open will never end (as kvm_events_report__finish()).
+ */
+int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
+			 struct kvm_events_report *report, bool final);
+/* For the tests: the program's own counts, and one key's maps */
+void kvm_events_bpf__counts(struct kvm_events_bpf *bpf,
+			    struct kvm_events_bpf_counts *counts);
+int kvm_events_bpf__stats(struct kvm_events_bpf *bpf,
+			  const struct kvm_events_bpf_key *key,
+			  struct kvm_events_bpf_stats *stats);
+u64 kvm_events_bpf__bucket(struct kvm_events_bpf *bpf,
+			   const struct kvm_events_bpf_key *key, u32 bucket);
+
+int kvm_events_bpf__live(const struct kvm_events_bpf_live *live);
+#else
+#include <stdio.h>
+#include <linux/compiler.h>
+
+static inline int kvm_events_bpf__live(const struct kvm_events_bpf_live *live
+				       __maybe_unused)
+{
+	fprintf(stderr, "perf kvm-events live: --use-bpf: %s\n",
+		"this perf was built without BPF skeletons (BUILD_BPF_SKEL=1 needs clang)");
+	return 1;
+}
+#endif /* HAVE_BPF_SKEL */
+
+#endif /* __PERF_BPF_KVM_EVENTS_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef __PERF_BPF_SKEL_KVM_EVENTS_PAIR_H
+#define __PERF_BPF_SKEL_KVM_EVENTS_PAIR_H
+
+/*
+ * What kvm_events_pair.bpf.c and its loader, util/bpf-kvm-events.c, share: the
+ * configuration of the tracepoints the program is attached to, and the
+ * layout of its maps.  The program pairs each thread's begin and end
+ * events in the kernel; what makes a key of them is left to user space,
+ * which hands the raw fields of the keyed event to the analysis' own
+ * begin(), end() or whole().
+ */
+
+/* Tracepoints one program can be attached to, each with its cookie */
+#define KVM_EVENTS_BPF_MAX_SLOTS	12
+
+#define KVM_EVENTS_BPF_NO_VCPU		0xffffffffU
+
+/* The buckets of util/latency-dist.c: 2^7 per power of two */
+#define KVM_EVENTS_BPF_SUB_BITS		7
+
+enum kvm_events_bpf_role {
+	KVM_EVENTS_BPF_BEGIN = 1,
+	KVM_EVENTS_BPF_END,
+	KVM_EVENTS_BPF_WHOLE,	/* an event the kernel timed itself */
+};
+
+/* Where a field of the tracepoint's record is; size 0: not there */
+struct kvm_events_bpf_field {
+	__u16	offset;
+	__u16	size;	/* 1, 2, 4 or 8 */
+};
+
+/*
+ * The kinds a slot can tell apart: an analysis may give a tracepoint a
+ * role by its kind field (kvm_mmio begins when it writes, ends when it
+ * reads), and a program is attached to a tracepoint only once.
+ */
+#define KVM_EVENTS_BPF_KINDS		4
+
+/* One attached tracepoint: its cookie indexes slots[] */
+struct kvm_events_bpf_slot {
+	__u32	tp;		/* what user space calls it, kept in keys */
+	__u32	by_kind;	/* role[kind], keyed[kind]; else [0] for all */
+	__u8	role[KVM_EVENTS_BPF_KINDS];	/* enum kvm_events_bpf_role, 0: none */
+	__u8	keyed[KVM_EVENTS_BPF_KINDS];	/* its event is a sample of a key */
+	__u32	whole_timed;	/* WHOLE: the duration is the code field */
+	__u32	fixed_isa;	/* where there is no isa field */
+	struct kvm_events_bpf_field code, kind, isa, flag, vcpu;
+};
+
+/* The event that names a key, in a VM's vcpu: what user space keys on */
+struct kvm_events_bpf_key {
+	__u32	pid;
+	__u32	vcpu;
+	__u64	code;
+	__u32	kind;
+	__u32	flag;
+	__u32	tp;
+	__u32	isa;
+};
+
+struct kvm_events_bpf_stats {
+	__u64	samples;	/* every sample of the key */
+	__u64	timed;		/* of those, the paired ones */
+	__u64	total_ns;
+	__u64	min_ns;
+	__u64	max_ns;
+	__u64	no_end;		/* its end never came: another begin did */
+	__u64	no_begin;	/* an end that names it, without a begin */
+};
+
+/* One log-linear bucket of a key's durations */
+struct kvm_events_bpf_bucket {
+	struct kvm_events_bpf_key	key;
+	__u32				bucket;
+	__u32				pad;
+};
+
+/* The pairing state of one thread */
+struct kvm_events_bpf_thread {
+	__u64				begin_time;
+	struct kvm_events_bpf_key	pending;	/* the open keyed sample */
+	__u32				pid;
+	__u32				vcpu;
+	__u32				open;		/* an interval has begun */
+	__u32				has_pending;	/* ...for pending */
+};
+
+/*
+ * What the program counts outside the keys, in its .bss: nothing is
+ * dropped without a count.
+ */
+struct kvm_events_bpf_counts {
+	__u64	events[KVM_EVENTS_BPF_MAX_SLOTS];	/* taken, per slot */
+	__u64	keyed;		/* samples of a key */
+	__u64	paired_end;	/* ends that closed a keyed sample */
+	__u64	unused;		/* events that counted for nothing */
+	__u64	no_end;
+	__u64	no_begin;
+	__u64	full_threads;	/* events of a thread the map had no room for */
+	__u64	full_keys;	/* samples of a key the map had no room for */
+	__u64	full_buckets;	/* durations without room in the histogram */
+};
+
+/* The bucket of @ns: as latency-dist.c's octave * 2^SUB_BITS + sub */
+static inline __u32 kvm_events_bpf_bucket_of(__u64 ns)
+{
+	__u32 bits = 0;
+	__u64 v = ns;
+
+	if (ns < (1ULL << KVM_EVENTS_BPF_SUB_BITS))
+		return ns;
+	if (v >> 32) {
+		bits += 32;
+		v >>= 32;
+	}
+	if (v >> 16) {
+		bits += 16;
+		v >>= 16;
+	}
+	if (v >> 8) {
+		bits += 8;
+		v >>= 8;
+	}
+	if (v >> 4) {
+		bits += 4;
+		v >>= 4;
+	}
+	if (v >> 2) {
+		bits += 2;
+		v >>= 2;
+	}
+	if (v >> 1)
+		bits += 1;
+	return ((bits - KVM_EVENTS_BPF_SUB_BITS + 1) << KVM_EVENTS_BPF_SUB_BITS) |
+	       ((ns >> (bits - KVM_EVENTS_BPF_SUB_BITS)) &
+		((1U << KVM_EVENTS_BPF_SUB_BITS) - 1));
+}
+
+#endif /* __PERF_BPF_SKEL_KVM_EVENTS_PAIR_H */
