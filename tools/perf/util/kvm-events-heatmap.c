@@ -108,13 +108,6 @@ static struct kvm_events_grid *heatmap__grid(struct kvm_events_heatmap *heatmap,
 }
 
 /* --histogram's bucket: 0 for 0 ns, k for [2^(k-1), 2^k) ns */
-static int bucket_of(u64 duration)
-{
-	int bucket = duration ? ilog2(duration) + 1 : 0;
-
-	return min(bucket, KVM_EVENTS_LOG2_BUCKETS - 1);
-}
-
 void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
 			     struct kvm_events_grid **grid, u64 first,
 			     u64 time, u64 duration)
@@ -135,7 +128,7 @@ void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
 		heatmap->no_memory++;
 		return;
 	}
-	g->col[col][bucket_of(duration)]++;
+	g->col[col][kvm_events_log2_bucket(duration)]++;
 }
 
 /* The SVG: two panels a row, each a plot of columns by bucket rows */

@@ -250,9 +250,12 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 						  size_t *nr);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
 
-/* For samples paired elsewhere (BPF): see kvm-stat.c */
+/* --histogram's bucket of @duration ns: 0 for 0, then [2^(b-1), 2^b) */
+int kvm_events_log2_bucket(u64 duration);
+/* Whether the --vcpu and -p filters take VM @pid's vcpu @vcpu */
 bool kvm_events_report__selects(const struct kvm_events_report *report,
 				u32 pid, u32 vcpu);
+/* For samples paired elsewhere (BPF): see kvm-stat.c */
 struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report,
 						u64 key, u32 pid, u32 vcpu);
 

@@ -296,15 +296,23 @@ static bool vcpu_selected(const struct kvm_events_options *opts, u32 vcpu)
 	return false;
 }
 
+/* Whether the --vcpu and -p filters take VM @pid's vcpu @vcpu */
+bool kvm_events_report__selects(const struct kvm_events_report *report,
+				u32 pid, u32 vcpu)
+{
+	const struct kvm_events_options *opts = &report->opts;
+
+	return vcpu_selected(opts, vcpu) &&
+	       (!opts->pids || intlist__has_entry(opts->pids, pid));
+}
+
 static bool is_filtered(const struct kvm_events_report *report,
 			const struct vcpu_state *vcpu, u64 time,
 			enum resolution how, u64 duration)
 {
 	const struct kvm_events_options *opts = &report->opts;
 
-	if (!vcpu_selected(opts, vcpu->vcpu))
-		return true;
-	if (opts->pids && !intlist__has_entry(opts->pids, vcpu->pid))
+	if (!kvm_events_report__selects(report, vcpu->pid, vcpu->vcpu))
 		return true;
 	if (opts->nr_time_ranges &&
 	    perf_time__ranges_skip_sample(opts->time_ranges,
@@ -313,13 +321,11 @@ static bool is_filtered(const struct kvm_events_report *report,
 	return opts->min_duration && (how != TIMED || duration < opts->min_duration);
 }
 
-static void log2_ns_add(u64 *log2_ns, u64 duration)
+int kvm_events_log2_bucket(u64 duration)
 {
-	u32 bucket = duration ? ilog2(duration) + 1 : 0;
+	int bucket = duration ? ilog2(duration) + 1 : 0;
 
-	if (bucket >= KVM_EVENTS_LOG2_BUCKETS)
-		bucket = KVM_EVENTS_LOG2_BUCKETS - 1;
-	log2_ns[bucket]++;
+	return min(bucket, KVM_EVENTS_LOG2_BUCKETS - 1);
 }
 
 /*
@@ -455,7 +461,7 @@ static void add_time(struct kvm_events_report *report,
 	if (entry->dist && latency_dist__add(entry->dist, duration))
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
 	if (entry->log2_ns)
-		log2_ns_add(entry->log2_ns, duration);
+		entry->log2_ns[kvm_events_log2_bucket(duration)]++;
 	if (report->heatmap)
 		kvm_events_heatmap__add(report->heatmap, &entry->grid,
 					report->totals.first_time, time, duration);
@@ -653,20 +659,7 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		report->totals.unused++;
 }
 
-/*
- * For samples paired elsewhere (in the kernel, by BPF): whether the
- * filters take VM @pid's vcpu @vcpu, and the entry of @key there, made if
- * new.  Grouped as the report's own samples are.
- */
-bool kvm_events_report__selects(const struct kvm_events_report *report,
-				u32 pid, u32 vcpu)
-{
-	const struct kvm_events_options *opts = &report->opts;
-
-	return vcpu_selected(opts, vcpu) &&
-	       (!opts->pids || intlist__has_entry(opts->pids, pid));
-}
-
+/* For samples paired elsewhere (in the kernel, by BPF): @key's entry, made if new */
 struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report,
 						u64 key, u32 pid, u32 vcpu)
 {
