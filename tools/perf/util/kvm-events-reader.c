@@ -16,13 +16,15 @@
  *  - A file's data section; a pipe or a pipe-format file, whose
  *    attributes, features and tracing data go to the session code as
  *    they come; a perf record --threads directory, the header file's
- *    data and each data.N file in turn.  All through one buffer.
+ *    data and each data.N file, each through a buffer of its own.
  *
  * It keeps perf's ordering: events are queued until a FINISHED_ROUND, then
  * those no later than the end of the previous round are delivered in time
- * order, ties in read order.  A directory has no rounds: its events are
- * delivered in time order once all are read, as perf does.  Byte-swapped
- * and compressed data, and AUX data, are left to
+ * order, ties in read order.  A directory has no rounds, but each of its
+ * files is in time order when each thread of perf record read one CPU's
+ * buffer: they are merged as they are read.  When a file is not, its
+ * events are delivered in time order once all are read, as perf does.
+ * Byte-swapped and compressed data, and AUX data, are left to
  * perf_session__process_events(); -v says which reader ran and why.
  *
  * With two threads, one reads, decodes and orders the file into batches
@@ -52,6 +54,7 @@
 #include "evsel.h"
 #include "header.h"
 #include "kvm-events.h"
+#include "kvm-events-input.h"
 #include "kvm-events-pipeline.h"
 #include "kvm-events-queue.h"
 #include "machine.h"
@@ -418,77 +421,6 @@ static u64 reader__data_end(struct reader *r)
 	return max_t(u64, st.st_size, r->offset);
 }
 
-static int reader__read_fd(struct reader *r, u64 limit);
-
-/* Reads the records of [r->offset, r->offset + r->size) of r->fd */
-static int reader__read_section(struct reader *r)
-{
-	u64 end = reader__data_end(r);
-
-	if (lseek(r->fd, r->offset, SEEK_SET) == (off_t)-1) {
-		pr_err("%s: cannot seek to the data at %#" PRIx64 ": %s\n",
-		       r->path, r->offset, strerror(errno));
-		return -errno;
-	}
-	return reader__read_fd(r, end - r->offset);
-}
-
-/*
- * perf record --threads: the header file's data section, then each
- * data.N file whole.  They hold no rounds: what they hold is ordered at
- * the end.
- */
-/*
- * perf record --threads numbers its data files from 0: a gap is a file
- * lost, and the events of its thread with it.
- */
-static void reader__missing_files(struct reader *r)
-{
-	struct perf_data *data = r->session->data;
-	unsigned long n, max = 0;
-	bool *seen;
-	int i;
-
-	for (i = 0; i < data->dir.nr; i++) {
-		const char *name = strrchr(data->dir.files[i].path, '/');
-
-		n = strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10);
-		max = max(max, n);
-	}
-	if (!data->dir.nr || max < (unsigned long)data->dir.nr || max > INT_MAX)
-		return;
-	seen = calloc(max + 1, sizeof(*seen));
-	if (!seen)
-		return;
-	for (i = 0; i < data->dir.nr; i++) {
-		const char *name = strrchr(data->dir.files[i].path, '/');
-
-		seen[strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10)] = true;
-	}
-	for (n = 0; n <= max; n++) {
-		if (!seen[n])
-			pr_warning("%s/data.%lu: missing: the events of its thread are not in the report\n",
-				   data->path, n);
-	}
-	free(seen);
-}
-
-static int reader__read_dir(struct reader *r)
-{
-	struct perf_data *data = r->session->data;
-	int i, ret = reader__read_section(r);
-
-	reader__missing_files(r);
-	for (i = 0; !ret && i < data->dir.nr; i++) {
-		r->fd = data->dir.files[i].fd;
-		r->path = data->dir.files[i].path;
-		r->offset = 0;
-		r->size = data->dir.files[i].size;
-		ret = reader__read_section(r);
-	}
-	return ret;
-}
-
 /*
  * In a stream, the tracing data follows its record.  perf's
  * perf_event__process_tracing_data() reads it from the session's file
@@ -578,136 +510,304 @@ static int reader__record(struct reader *r, union perf_event *event,
 	return ret < 0 ? ret : 0;
 }
 
-/* What follows a record in a stream: tracing data, AUX data */
-static u64 stream_payload(const union perf_event *event)
+/* Handles the whole records in the buffer, while they are aligned. */
+static int reader__walk(struct reader *r, struct record_input *in)
 {
-	switch (event->header.type) {
-	case PERF_RECORD_HEADER_TRACING_DATA:
-		return event->header.size >= sizeof(event->tracing_data) ?
-		       event->tracing_data.size : 0;
-	case PERF_RECORD_AUXTRACE:
-		return event->header.size >= sizeof(event->auxtrace) ?
-		       event->auxtrace.size : 0;
-	default:
-		return 0;
-	}
-}
+	while (!(in->head % 8)) {
+		union perf_event *event = (union perf_event *)(in->buf + in->head);
+		int ret = record_input__check(in);
 
-/*
- * The data is read through a buffer, not mapped: on a guest whose
- * hypervisor fills its shadow page tables on demand (PVM), the first
- * touch of each page of a mapping costs more than copying it, and the
- * buffer's pages stay in the TLB.  No record with its payload is longer
- * than STREAM_PAYLOAD_MAX in a stream perf writes.
- */
-#define READ_BUF_SIZE		(1UL << 20)
-#define STREAM_PAYLOAD_MAX	(1UL << 30)
-
-/* Handles the whole records of buf[0, len); returns where the rest begins. */
-static int reader__walk(struct reader *r, u8 *buf, size_t len, u64 offset,
-			size_t *used, size_t *need)
-{
-	size_t head = 0;
-	int ret;
-
-	*need = 0;
-	*used = 0;
-	/*
-	 * perf pads its own records (features, attrs) less than the
-	 * kernel's: after one of those, the caller moves the rest to the
-	 * start of the buffer, so that every record is read aligned.
-	 */
-	while (head + sizeof(struct perf_event_header) <= len && !(head % 8)) {
-		union perf_event *event = (union perf_event *)(buf + head);
-		u64 size = event->header.size, payload;
-		/* perf's own records in a stream may be unpadded */
-		bool padded = !(size % 8) ||
-			      (r->stream && event->header.type >= PERF_RECORD_USER_TYPE_START);
-
-		if (size < sizeof(struct perf_event_header) || !padded) {
-			pr_err("%s: record at offset %#llx has size %llu, not a multiple of 8 of at least its header\n",
-			       r->path, (unsigned long long)(offset + head),
-			       (unsigned long long)size);
-			return -EINVAL;
-		}
-		if (size > len - head)
-			break;
-		payload = r->stream ? stream_payload(event) : 0;
-		if (payload % 8 || payload > STREAM_PAYLOAD_MAX) {
-			pr_err("%s: record at offset %#llx says %llu bytes follow it\n",
-			       r->path, (unsigned long long)(offset + head),
-			       (unsigned long long)payload);
-			return -EINVAL;
-		}
-		if (size + payload > len - head) {
-			*need = size + payload;
-			break;
-		}
-		ret = reader__record(r, event, buf + head + size, offset + head);
+		if (ret <= 0)
+			return ret;
+		ret = reader__record(r, event, in->buf + in->head + event->header.size,
+				     in->offset + in->head);
 		if (ret)
 			return ret;
-		head += size + payload;
+		record_input__advance(in);
 	}
-	*used = head;
 	return 0;
 }
 
-/*
- * Reads the records from r->fd's position on, @limit bytes or until the
- * end of a stream.
- */
-static int reader__read_fd(struct reader *r, u64 limit)
+/* Reads the records of @in to its end, a buffer at a time. */
+static int reader__read_input(struct reader *r, struct record_input *in)
 {
-	size_t alloc = READ_BUF_SIZE, len = 0, used, need = 0;
-	u64 offset = lseek(r->fd, 0, SEEK_CUR);
-	u8 *buf = malloc(alloc);
-	int ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	/* A pipe cannot tell where it is: its header was 16 bytes. */
-	if (offset == (u64)-1)
-		offset = sizeof(struct perf_pipe_file_header);
 	for (;;) {
-		ssize_t n = 0;
+		ssize_t n = record_input__refill(in);
+		bool walked;
+		int ret;
 
-		if (need > alloc) {
-			u8 *bigger = realloc(buf, need);
-
-			if (!bigger) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = bigger;
-			alloc = need;
+		if (n <= 0) {
+			if (!n)
+				record_input__end(in);
+			return n;
 		}
-		if (limit)
-			n = read(r->fd, buf + len, min_t(u64, alloc - len, limit));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			pr_err("%s: cannot read: %s\n", r->path, strerror(errno));
-			break;
-		}
-		if (n == 0) {
-			if (len)
-				pr_warning("%s: the data ends in a record cut after %zu bytes\n",
-					   r->path, len);
-			break;
-		}
-		len += n;
-		limit -= n;
 		do {
-			ret = reader__walk(r, buf, len, offset, &used, &need);
-			memmove(buf, buf + used, len - used);
-			len -= used;
-			offset += used;
-		} while (!ret && used && len);
-		if (ret)
-			break;
+			ret = reader__walk(r, in);
+			if (ret)
+				return ret;
+			walked = in->head;
+			record_input__compact(in);
+		} while (walked && in->len);
 	}
-	free(buf);
+}
+
+/* Reads one buffered input of @size bytes from @start, (u64)-1 for a stream. */
+static int reader__read_fd(struct reader *r, u64 start, u64 size)
+{
+	struct record_input in;
+	int ret = record_input__init(&in, r->fd, r->path, start, size,
+				     RECORD_INPUT_BUF_SIZE, r->stream);
+
+	if (!ret && size != (u64)-1)
+		ret = record_input__rewind(&in);
+	if (!ret)
+		ret = reader__read_input(r, &in);
+	record_input__exit(&in);
+	return ret;
+}
+
+/* A file's data section, up to where the file ends if it was cut short */
+static int reader__read_section(struct reader *r)
+{
+	return reader__read_fd(r, r->offset, reader__data_end(r) - r->offset);
+}
+
+/* A stream's records, after the 16 bytes of its header */
+static int reader__read_stream(struct reader *r)
+{
+	off_t pos = lseek(r->fd, 0, SEEK_CUR);
+
+	/* A pipe cannot tell where it is. */
+	if (pos == (off_t)-1)
+		pos = sizeof(struct perf_pipe_file_header);
+	return reader__read_fd(r, pos, (u64)-1);
+}
+
+/*
+ * perf record --threads numbers its data files from 0: a gap is a file
+ * lost, and the events of its thread with it.
+ */
+static void reader__missing_files(struct reader *r)
+{
+	struct perf_data *data = r->session->data;
+	unsigned long n, max = 0;
+	bool *seen;
+	int i;
+
+	for (i = 0; i < data->dir.nr; i++) {
+		const char *name = strrchr(data->dir.files[i].path, '/');
+
+		n = strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10);
+		max = max(max, n);
+	}
+	if (!data->dir.nr || max < (unsigned long)data->dir.nr || max > INT_MAX)
+		return;
+	seen = calloc(max + 1, sizeof(*seen));
+	if (!seen)
+		return;
+	for (i = 0; i < data->dir.nr; i++) {
+		const char *name = strrchr(data->dir.files[i].path, '/');
+
+		seen[strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10)] = true;
+	}
+	for (n = 0; n <= max; n++) {
+		if (!seen[n])
+			pr_warning("%s/data.%lu: missing: the events of its thread are not in the report\n",
+				   data->path, n);
+	}
+	free(seen);
+}
+
+/* A directory's files share four files' buffers, each of at least 64 KiB. */
+#define DIR_BUF_SIZE(nr)	clamp(4 * RECORD_INPUT_BUF_SIZE / (nr), 64UL << 10, \
+				      RECORD_INPUT_BUF_SIZE)
+
+/*
+ * A --threads directory's input (the header file's data section, or a
+ * data.N file) and its next sample that the analysis orders
+ */
+struct dir_input {
+	struct record_input	in;
+	union perf_event	*next;
+	u64			time;
+};
+
+/* The time of a sample the analysis orders; false for any other record */
+static bool reader__sample_time(struct reader *r, const union perf_event *event, u64 *time)
+{
+	const struct sample_layout *layout;
+
+	if (event->header.type != PERF_RECORD_SAMPLE)
+		return false;
+	layout = reader__layout(r, event);
+	if (!layout || !layout->dec || !kvm_events_report__reads(r->report, layout->dec->tp) ||
+	    layout->time_off + sizeof(*time) > event->header.size - sizeof(event->header))
+		return false;
+	memcpy(time, (const u8 *)event->sample.array + layout->time_off, sizeof(*time));
+	return true;
+}
+
+/* Moves @d to its next ordered sample, handling the other records on the way. */
+static int reader__dir_next(struct reader *r, struct dir_input *d)
+{
+	int err = 0;
+
+	for (;;) {
+		union perf_event *event = record_input__next(&d->in, &err);
+
+		d->next = event;
+		if (!event) {
+			if (!err)
+				record_input__end(&d->in);
+			return err;
+		}
+		if (reader__sample_time(r, event, &d->time))
+			return 0;
+		r->path = d->in.path;
+		err = reader__event(r, event);
+		if (err)
+			return err;
+		record_input__advance(&d->in);
+	}
+}
+
+/* Earlier in time; at the same time, the input perf lists first */
+static bool dir_input__before(const struct dir_input *a, const struct dir_input *b)
+{
+	return a->time < b->time || (a->time == b->time && a < b);
+}
+
+static void dir_heap__sift_down(struct dir_input **heap, int nr, int i)
+{
+	struct dir_input *d;
+
+	for (;;) {
+		int first = i, left = 2 * i + 1, right = left + 1;
+
+		if (left < nr && dir_input__before(heap[left], heap[first]))
+			first = left;
+		if (right < nr && dir_input__before(heap[right], heap[first]))
+			first = right;
+		if (first == i)
+			return;
+		d = heap[i];
+		heap[i] = heap[first];
+		heap[first] = d;
+		i = first;
+	}
+}
+
+/* A round is marked every so many merged samples, for the queue to hand them on. */
+#define MERGE_ROUND	65536
+
+/*
+ * Each input in time order: a k-way merge orders the directory with a
+ * buffer per file, instead of holding all its samples.
+ */
+static int reader__merge(struct reader *r, struct dir_input *inputs, int nr)
+{
+	struct dir_input **heap = calloc(nr, sizeof(*heap));
+	int i, nr_heap = 0, ret = 0;
+	u64 merged = 0;
+
+	if (!heap)
+		return -ENOMEM;
+	for (i = 0; !ret && i < nr; i++) {
+		ret = reader__dir_next(r, &inputs[i]);
+		if (inputs[i].next)
+			heap[nr_heap++] = &inputs[i];
+	}
+	for (i = nr_heap / 2 - 1; i >= 0; i--)
+		dir_heap__sift_down(heap, nr_heap, i);
+	while (!ret && nr_heap) {
+		struct dir_input *d = heap[0];
+
+		r->path = d->in.path;
+		ret = reader__sample(r, d->next);
+		record_input__advance(&d->in);
+		if (!ret && !(++merged % MERGE_ROUND))
+			ret = reader__finished_round(r);
+		if (!ret)
+			ret = reader__dir_next(r, d);
+		if (!d->next)
+			heap[0] = heap[--nr_heap];
+		dir_heap__sift_down(heap, nr_heap, 0);
+	}
+	free(heap);
+	return ret;
+}
+
+/*
+ * perf record --threads writes no rounds: each of its files is in time
+ * order when a thread reads one CPU's buffer, as by default.  Finds the
+ * first input that is not, reading them all once, and goes back to
+ * their starts.
+ */
+static int reader__dir_unsorted(struct reader *r, struct dir_input *inputs, int nr,
+				const char **unsorted)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && !*unsorted && i < nr; i++) {
+		struct record_input *in = &inputs[i].in;
+		union perf_event *event;
+		u64 last = 0, time;
+
+		while ((event = record_input__next(in, &err))) {
+			if (reader__sample_time(r, event, &time)) {
+				if (time < last) {
+					*unsorted = in->path;
+					break;
+				}
+				last = time;
+			}
+			record_input__advance(in);
+		}
+	}
+	for (i = 0; !err && i < nr; i++)
+		err = record_input__rewind(&inputs[i].in);
+	return err;
+}
+
+/*
+ * The header file's data section and each data.N file: merged in time
+ * order, or when a file is not, read in turn and ordered at the end, as
+ * perf does.
+ */
+static int reader__read_dir(struct reader *r)
+{
+	struct perf_data *data = r->session->data;
+	int nr = data->dir.nr + 1, i, ret;
+	struct dir_input *inputs = calloc(nr, sizeof(*inputs));
+	const char *unsorted = NULL;
+
+	if (!inputs)
+		return -ENOMEM;
+	reader__missing_files(r);
+	ret = record_input__init(&inputs[0].in, r->fd, r->path, r->offset,
+				 reader__data_end(r) - r->offset, DIR_BUF_SIZE(nr), false);
+	for (i = 1; !ret && i < nr; i++) {
+		struct perf_data_file *file = &data->dir.files[i - 1];
+
+		ret = record_input__init(&inputs[i].in, file->fd, file->path, 0, file->size,
+					 DIR_BUF_SIZE(nr), false);
+	}
+	for (i = 0; !ret && i < nr; i++)
+		ret = record_input__rewind(&inputs[i].in);
+	if (!ret)
+		ret = reader__dir_unsorted(r, inputs, nr, &unsorted);
+	if (!ret && !unsorted) {
+		pr_debug("%s: its %d files merged in time order\n", r->path, nr);
+		ret = reader__merge(r, inputs, nr);
+	} else if (!ret) {
+		pr_debug("%s: %s is not in time order: all its events are held and sorted\n",
+			 r->path, unsorted);
+		for (i = 0; !ret && i < nr; i++)
+			ret = reader__read_input(r, &inputs[i].in);
+	}
+	for (i = 0; i < nr; i++)
+		record_input__exit(&inputs[i].in);
+	free(inputs);
 	return ret;
 }
 
@@ -717,7 +817,7 @@ static int reader__read(struct reader *r)
 	int ret;
 
 	if (r->stream)
-		ret = reader__read_fd(r, (u64)-1);
+		ret = reader__read_stream(r);
 	else if (perf_data__is_dir(data))
 		ret = reader__read_dir(r);
 	else

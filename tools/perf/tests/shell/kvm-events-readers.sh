@@ -8,7 +8,8 @@
 # perf record writes: kvmgen's SCENARIO+MODIFIER recordings are laid out
 # as perf record lays them out with the matching options (see the
 # layout_modifiers of tests/kvm-events-gen/kvmgen.c), and -v must say that the
-# fast reader read them, as a file, a stream or a directory.
+# fast reader read them, as a file, a stream or a directory, and whether it
+# merged a directory's files as it read them or held all their events.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -19,10 +20,16 @@ trap 'rm -rf "$dir"' EXIT
 err=0
 
 # compare_readers INPUT KIND [ANALYSIS...]: INPUT is a path, or "-FILE"
-# for FILE on standard input
+# for FILE on standard input; KIND is file, stream, directory:merged or
+# directory:held
 compare_readers() {
 	input=$1
-	kind=$2
+	kind=${2%%:*}
+	case $2 in
+	*:merged) how="its [0-9]* files merged in time order" ;;
+	*:held) how="is not in time order: all its events are held and sorted" ;;
+	*) how="" ;;
+	esac
 	shift 2
 	analyses=${*:-vmexit mmio ioport userspace msr hypercall}
 
@@ -50,6 +57,10 @@ compare_readers() {
 				"$dir/fast.err"; then
 				echo "FAIL: $input: not read by the fast reader as a $kind:"
 				grep "read by" "$dir/fast.err"
+				err=1
+			fi
+			if [ -n "$how" ] && ! grep -q "$how" "$dir/fast.err"; then
+				echo "FAIL: $input: -v does not say: $how"
 				err=1
 			fi
 			if ! diff -u "$dir/generic" "$dir/fast" > "$dir/diff"; then
@@ -102,17 +113,22 @@ else
 fi
 
 # A perf record --threads directory: the header file and one data.N per CPU
+# in time order, whose files are merged as they are read; then with two
+# CPUs' events in one file, as a thread that reads two CPUs' buffers
+# writes them, whose events are all held and sorted at the end.
 data="$dir/threads.data"
 if "$KVMGEN" "$data" vmx+threads 20000 > /dev/null 2>&1; then
-	compare_readers "$data" directory
+	compare_readers "$data" directory:merged
+	cat "$data/data.3" >> "$data/data.2" && rm "$data/data.3"
+	compare_readers "$data" directory:held vmexit
 else
 	echo "FAIL: kvmgen vmx+threads"
 	err=1
 fi
 rm -rf "$data"
 
-# Larger than one window the reader maps (32 MiB): records across a
-# window's end, and with two threads, the windows mapped ahead by a third.
+# Larger than the reader's buffer (1 MiB): records across the buffer's end,
+# read by one thread and by two.
 data="$dir/large.data"
 if "$KVMGEN" "$data" vmx-percpu 120000 > /dev/null 2>&1; then
 	compare_readers "$data" file
@@ -121,6 +137,19 @@ else
 	err=1
 fi
 rm -f "$data"*
+
+# What perf record --threads writes on this host, with or without a guest
+# to record: the header file's side-band records and a data.N per CPU go
+# through the merge.
+if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit; then
+	if perf kvm-events record -q --threads -a -o "$dir/host.dir" -- sleep 0.3 \
+		> /dev/null 2>&1; then
+		compare_readers "$dir/host.dir" directory:merged vmexit
+	else
+		echo "FAIL: perf kvm-events record --threads -a"
+		err=1
+	fi
+fi
 
 # A real recording, its events spread over the CPUs' buffers, as a file,
 # a pipe and a --threads directory
@@ -136,7 +165,7 @@ if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
 	fi
 	if perf kvm-events record -q --threads -o "$dir/guest.dir" -- \
 		perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
-		compare_readers "$dir/guest.dir" directory
+		compare_readers "$dir/guest.dir" directory:merged
 	fi
 fi
 
