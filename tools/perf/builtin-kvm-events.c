@@ -590,12 +590,10 @@ static int read_session(struct kvm_events *kvm,
  * options that several subcommands take are declared once, in the parent
  * arrays below.
  */
-#define THREADS_DEFAULT	(-1)
-
 /* What the command line asks for */
 static struct kvm_events_args args = {
 	.input		= "perf.data",
-	.threads	= THREADS_DEFAULT,
+	.threads	= 1,
 	.delay		= 1,
 };
 
@@ -631,7 +629,7 @@ static int parse_threads(const struct option *opt, const char *arg, int unset)
 	char *end;
 	long v;
 
-	*threads = THREADS_DEFAULT;
+	*threads = 1;
 	if (unset)
 		return 0;
 	v = strtol(arg, &end, 10);
@@ -839,9 +837,6 @@ static int args__finish(struct kvm_events_args *a, const char *sort)
 
 	if (!a->analysis)
 		a->analysis = kvm_events_analysis__find("vmexit");
-	/* The second thread takes half the work, where there is a CPU for it. */
-	if (a->threads == THREADS_DEFAULT)
-		a->threads = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	if (!ret && !a->view.nr_columns)
 		ret = kvm_events_view__set_fields(&a->view, kvm_events_cmd,
 						  a->stats ? KVM_EVENTS_STATS_FIELDS :
@@ -1009,7 +1004,7 @@ static const struct option report_options[] = {
 	OPT_CALLBACK_NOOPT(0, "csv", &args.view.format, NULL,
 			   "print every statistic as CSV", parse_format),
 	OPT_CALLBACK(0, "threads", &args.threads, "n",
-		     "1: read and pair in one thread, 2 (default on SMP): read in a second one",
+		     "1 (default): read and pair in one thread, 2: read in a second one",
 		     parse_threads),
 	/* For the tests: they compare the two readers. */
 	OPT_BOOLEAN_FLAG(0, "generic-reader", &args.generic_reader,
