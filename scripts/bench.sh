@@ -93,7 +93,9 @@ bench_input() {
 	[ -d "$file" ] && cmds[3]="cat $file/data $file/data.0 $file/data.1 $file/data.2 $file/data.3"
 	size=$(du -sm "$file" | cut -f1)
 	reader=$($perf kvm-events report -v -i $path < "$input" 2>&1 >/dev/null |
-		 sed -n "s/.*read by \(kvm-events' own reader\|perf's session code\)\(, as a\|:\) *//p")
+		 sed -n -e "s/.*read by \(kvm-events' own reader\|perf's session code\)\(, as a\|:\) *//p" \
+			-e "s/.* files \(merged\) in time order/, \1/p" \
+			-e "s/.*not in time order: all its events are \(held\).*/, \1/p" | tr -d '\n')
 	for ((r = 0; r < runs; r++)); do
 		for i in 0 1 2 3; do
 			# shellcheck disable=SC2086

@@ -103,6 +103,10 @@ static int add_syscall(struct kvm_events_bpf *bpf, const char *name, u32 role,
 		dec.code = tep_find_field(event, "__syscall_nr");
 	if (keyed && !dec.code)
 		return TEST_FAIL;
+	if (dec.code) {
+		dec.code_at.offset = dec.code->offset;
+		dec.code_at.size = dec.code->size;
+	}
 	return kvm_events_bpf__add_slot(bpf, event, &slot, &dec) ? TEST_FAIL : TEST_OK;
 }
 

@@ -75,11 +75,10 @@ void kvm_events_bpf__delete(struct kvm_events_bpf *bpf)
 	free(bpf);
 }
 
-static void set_field(struct kvm_events_bpf_field *out,
-		      const struct tep_format_field *field)
+static void set_field(struct kvm_events_bpf_field *out, struct kvm_events_field_at at)
 {
-	out->offset = field ? field->offset : 0;
-	out->size = field ? field->size : 0;
+	out->offset = at.offset;
+	out->size = at.size;
 }
 
 int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
@@ -95,11 +94,11 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 	}
 	s = &bpf->skel->bss->slots[bpf->nr_slots];
 	*s = *slot;
-	set_field(&s->code, dec->code);
-	set_field(&s->kind, dec->kind);
-	set_field(&s->isa, dec->isa);
-	set_field(&s->flag, dec->flag);
-	set_field(&s->vcpu, dec->vcpu);
+	set_field(&s->code, dec->code_at);
+	set_field(&s->kind, dec->kind_at);
+	set_field(&s->isa, dec->isa_at);
+	set_field(&s->flag, dec->flag_at);
+	set_field(&s->vcpu, dec->vcpu_at);
 	s->fixed_isa = dec->fixed_isa;
 	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
 	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);

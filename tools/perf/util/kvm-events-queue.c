@@ -11,32 +11,32 @@
 #include "debug.h"
 #include "kvm-events-queue.h"
 
-/* The next free slot of the queue, where a sample is decoded in place */
-struct kvm_events_sample *kvm_events_queue__slot(struct kvm_events_queue *q)
+/*
+ * The samples delivered leave room at the start: move the others there
+ * before the array doubles.
+ */
+bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
-	if (q->nr == q->alloc) {
-		size_t alloc = q->alloc ? q->alloc * 2 : 4096;
-		void *items = reallocarray(q->items, alloc, sizeof(*q->items));
-		void *buf = reallocarray(q->merge_buf, alloc, sizeof(*q->merge_buf));
+	size_t alloc = q->alloc ? q->alloc * 2 : 4096;
+	void *items, *buf;
 
-		if (items)
-			q->items = items;
-		if (buf)
-			q->merge_buf = buf;
-		if (!items || !buf)
-			return NULL;
-		q->alloc = alloc;
+	if (q->head) {
+		memmove(q->items, q->items + q->head, (q->nr - q->head) * sizeof(*q->items));
+		q->nr -= q->head;
+		q->head = 0;
+		if (q->nr < q->alloc / 2)
+			return true;
 	}
-	return &q->items[q->nr];
-}
-
-void kvm_events_queue__push(struct kvm_events_queue *q, const struct kvm_events_sample *s)
-{
-	if (s->time < q->last_flush)
-		q->out_of_order++;
-	if (s->time > q->max_time)
-		q->max_time = s->time;
-	q->nr++;
+	items = reallocarray(q->items, alloc, sizeof(*q->items));
+	buf = reallocarray(q->merge_buf, alloc, sizeof(*q->merge_buf));
+	if (items)
+		q->items = items;
+	if (buf)
+		q->merge_buf = buf;
+	if (!items || !buf)
+		return false;
+	q->alloc = alloc;
+	return true;
 }
 
 /* Merges the sorted runs a[lo, mid) and a[mid, hi), ties from the left. */
@@ -60,8 +60,8 @@ static void merge_runs(struct kvm_events_sample *a, struct kvm_events_sample *tm
  */
 static void kvm_events_queue__sort(struct kvm_events_queue *q)
 {
-	struct kvm_events_sample *a = q->items;
-	size_t n = q->nr, *runs, nr_runs = 0, i;
+	struct kvm_events_sample *a = q->items + q->head;
+	size_t n = q->nr - q->head, *runs, nr_runs = 0, i;
 
 	for (i = 1; i < n && a[i - 1].time <= a[i].time; i++)
 		;
@@ -98,16 +98,11 @@ static void kvm_events_queue__sort(struct kvm_events_queue *q)
 void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_report *report,
 			     u64 limit)
 {
-	size_t i;
-
 	kvm_events_queue__sort(q);
-	for (i = 0; i < q->nr && q->items[i].time <= limit; i++)
-		kvm_events_report__add(report, &q->items[i]);
-	/* Nothing delivered may also mean nothing ever queued: no queue. */
-	if (i) {
-		memmove(q->items, q->items + i, (q->nr - i) * sizeof(*q->items));
-		q->nr -= i;
-	}
+	for (; q->head < q->nr && q->items[q->head].time <= limit; q->head++)
+		kvm_events_report__add(report, &q->items[q->head]);
+	if (q->head == q->nr)
+		q->head = q->nr = 0;
 }
 
 /*

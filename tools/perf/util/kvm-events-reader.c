@@ -75,7 +75,9 @@ struct sample_layout {
 	u32				var_off;	/* READ or CALLCHAIN, then RAW */
 	u32				read_size;	/* 0: no READ */
 	u32				read_group_entry; /* 0: not a group */
+	u32				raw_off;	/* 0: after a group or a callchain */
 	bool				callchain;
+	bool				skip;		/* a kvm event the analysis never reads */
 };
 
 struct reader {
@@ -147,6 +149,8 @@ static const char *layout_init(struct sample_layout *layout, struct evsel *evsel
 			layout->read_group_entry = read_value_size(read_format, true);
 	}
 	layout->callchain = type & PERF_SAMPLE_CALLCHAIN;
+	if (!layout->read_group_entry && !layout->callchain)
+		layout->raw_off = layout->var_off + layout->read_size;
 	return NULL;
 }
 
@@ -163,6 +167,9 @@ static bool read_nr(const u8 *base, u64 off, u32 size, u64 *nr)
 static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u32 size)
 {
 	u64 off = layout->var_off, nr;
+
+	if (layout->raw_off)
+		return layout->raw_off + 4 <= size ? layout->raw_off : 0;
 
 	if (layout->read_size) {
 		if (layout->read_group_entry) {
@@ -246,6 +253,7 @@ static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 		layout.dec = r->input->decoder(r->input, evsel);
 		if (IS_ERR(layout.dec))
 			return PTR_ERR(layout.dec);
+		layout.skip = layout.dec && !kvm_events_report__reads(r->report, layout.dec->tp);
 		*why = layout_init(&layout, evsel);
 		if (*why)
 			return 1;
@@ -309,16 +317,8 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	const struct sample_layout *layout = reader__layout(r, event);
 	const u8 *base = (const u8 *)event->sample.array;
 	u32 size = event->header.size - sizeof(event->header);
-	/*
-	 * Not zeroed: the decoder reads only the fields set below, and
-	 * clearing the whole struct for every sample costs more than all
-	 * the rest of its reading.
-	 */
-	struct perf_sample sample;
 	struct kvm_events_sample *s;
-	u32 pid_tid[2];
-
-	u32 raw_off;
+	u32 raw_off, raw_size, pid_tid[2];
 
 	if (r->stale) {
 		const char *why = NULL;
@@ -338,26 +338,25 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 	if (!layout->dec)
 		return 0;
 	/* Counted, not decoded nor ordered: the analysis never looks at it. */
-	if (!kvm_events_report__reads(r->report, layout->dec->tp)) {
+	if (layout->skip) {
 		r->skipped[layout->dec->tp]++;
 		return 0;
 	}
 	raw_off = layout__raw_off(layout, base, size);
 	if (!raw_off)
 		goto bad;
-	memcpy(&sample.raw_size, base + raw_off, 4);
-	if (sample.raw_size > size - raw_off - 4)
+	memcpy(&raw_size, base + raw_off, 4);
+	if (raw_size > size - raw_off - 4 || raw_size < layout->dec->min_raw_size)
 		goto bad;
-	sample.raw_data = (void *)(base + raw_off + 4);
-	memcpy(pid_tid, base + layout->tid_off, sizeof(pid_tid));
-	memcpy(&sample.time, base + layout->time_off, sizeof(sample.time));
-	sample.pid = pid_tid[0];
-	sample.tid = pid_tid[1];
 	s = reader__next(r);
 	if (!s)
 		return -ENOMEM;
-	if (kvm_events_decoder__decode(layout->dec, &sample, false, s))
-		goto bad;
+	memcpy(pid_tid, base + layout->tid_off, sizeof(pid_tid));
+	memcpy(&s->time, base + layout->time_off, sizeof(s->time));
+	s->tp = layout->dec->tp;
+	s->pid = pid_tid[0];
+	s->tid = pid_tid[1];
+	kvm_events_decoder__decode_raw(layout->dec, base + raw_off + 4, s);
 	return reader__push(r, s);
 bad:
 	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",

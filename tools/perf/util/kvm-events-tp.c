@@ -130,9 +130,12 @@ static struct tep_format_field *find_field(struct tep_event *format,
 	return field;
 }
 
-/* A field past what a sample can hold makes every sample too short. */
-static void fit_raw_size(struct kvm_events_decoder *dec,
-			 const struct tep_format_field *field)
+/*
+ * Keeps @field's place in @at.  A field past what a sample can hold makes
+ * every sample too short.
+ */
+static void place_field(struct kvm_events_decoder *dec, struct kvm_events_field_at *at,
+			const struct tep_format_field *field)
 {
 	u64 end;
 
@@ -141,6 +144,8 @@ static void fit_raw_size(struct kvm_events_decoder *dec,
 	end = field->offset < 0 ? UINT32_MAX : (u64)field->offset + field->size;
 	if (end > dec->min_raw_size)
 		dec->min_raw_size = min_t(u64, end, UINT32_MAX);
+	at->offset = max(field->offset, 0);
+	at->size = field->size;
 }
 
 static bool has_fields(struct tep_event *format,
@@ -194,46 +199,19 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	dec->isa = find_field(format, desc->isa_field, false, &err);
 	dec->rip = find_field(format, desc->rip, false, &err);
 	dec->flag = find_field(format, desc->flag, false, &err);
-	fit_raw_size(dec, dec->code);
-	fit_raw_size(dec, dec->kind);
-	fit_raw_size(dec, dec->vcpu);
-	fit_raw_size(dec, dec->isa);
-	fit_raw_size(dec, dec->rip);
-	fit_raw_size(dec, dec->flag);
+	place_field(dec, &dec->code_at, dec->code);
+	place_field(dec, &dec->kind_at, dec->kind);
+	place_field(dec, &dec->vcpu_at, dec->vcpu);
+	place_field(dec, &dec->isa_at, dec->isa);
+	place_field(dec, &dec->rip_at, dec->rip);
+	place_field(dec, &dec->flag_at, dec->flag);
 	return err;
 }
 
-/*
- * format_field__intval() without its byte swapping, inlined: every sample
- * reads five fields, and the calls cost more than the rest of decoding.
- */
-static inline u64 field_value(struct tep_format_field *field,
-			      struct perf_sample *sample, bool needs_swap,
-			      u64 none)
+/* A field of another host's byte order, or @none */
+static u64 swapped_value(struct tep_format_field *field, struct perf_sample *sample, u64 none)
 {
-	const u8 *ptr;
-	u32 v32;
-	u16 v16;
-	u64 v;
-
-	if (!field)
-		return none;
-	if (needs_swap)
-		return format_field__intval(field, sample, needs_swap);
-	ptr = (const u8 *)sample->raw_data + field->offset;
-	switch (field->size) {
-	case 1:
-		return *ptr;
-	case 2:
-		memcpy(&v16, ptr, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, ptr, 4);
-		return v32;
-	default:
-		memcpy(&v, ptr, 8);
-		return v;
-	}
+	return field ? format_field__intval(field, sample, true) : none;
 }
 
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
@@ -247,12 +225,16 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	out->time = sample->time;
 	out->pid = sample->pid;
 	out->tid = sample->tid;
-	out->code = field_value(dec->code, sample, needs_swap, 0);
-	out->kind = field_value(dec->kind, sample, needs_swap, 0);
-	out->vcpu = field_value(dec->vcpu, sample, needs_swap, KVM_EVENTS_NO_VCPU);
-	out->isa = field_value(dec->isa, sample, needs_swap, dec->fixed_isa);
-	out->flag = field_value(dec->flag, sample, needs_swap, 0);
-	out->rip = field_value(dec->rip, sample, needs_swap, 0);
+	if (needs_swap) {
+		out->code = swapped_value(dec->code, sample, 0);
+		out->kind = swapped_value(dec->kind, sample, 0);
+		out->vcpu = swapped_value(dec->vcpu, sample, KVM_EVENTS_NO_VCPU);
+		out->isa = swapped_value(dec->isa, sample, dec->fixed_isa);
+		out->flag = swapped_value(dec->flag, sample, 0);
+		out->rip = swapped_value(dec->rip, sample, 0);
+		return 0;
+	}
+	kvm_events_decoder__decode_raw(dec, sample->raw_data, out);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include "stat.h"
 
 struct tep_event;
@@ -75,6 +76,12 @@ struct kvm_events_sample {
 	u64			rip;	/* guest rip of an exit, 0: not recorded */
 };
 
+/* A field's place in the raw data; size 0: the format has no such field */
+struct kvm_events_field_at {
+	u32			offset;
+	u32			size;
+};
+
 /* Where one tracepoint format keeps the fields, resolved once per evsel */
 struct kvm_events_decoder {
 	enum kvm_tp_role	tp;
@@ -84,6 +91,8 @@ struct kvm_events_decoder {
 	struct tep_format_field	*isa;
 	struct tep_format_field	*flag;
 	struct tep_format_field	*rip;
+	/* The same places, copied: decoding a sample reads no tep_format_field */
+	struct kvm_events_field_at code_at, kind_at, vcpu_at, isa_at, flag_at, rip_at;
 	u32			fixed_isa;	/* when there is no isa field */
 	u32			min_raw_size;
 };
@@ -211,6 +220,47 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 			       struct perf_sample *sample, bool needs_swap,
 			       struct kvm_events_sample *out);
+
+/*
+ * A field's value in @raw, of this host's byte order, or @none.  Inline,
+ * like the decoding below: the readers decode every sample, and the calls
+ * would cost more than the rest of it.
+ */
+static inline u64 kvm_events_field__value(const u8 *raw, struct kvm_events_field_at at,
+					  u64 none)
+{
+	u32 v32;
+	u16 v16;
+	u64 v;
+
+	switch (at.size) {
+	case 0:
+		return none;
+	case 1:
+		return raw[at.offset];
+	case 2:
+		memcpy(&v16, raw + at.offset, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, raw + at.offset, 4);
+		return v32;
+	default:
+		memcpy(&v, raw + at.offset, 8);
+		return v;
+	}
+}
+
+/* The fields of @raw, at least dec->min_raw_size bytes, into @out */
+static inline void kvm_events_decoder__decode_raw(const struct kvm_events_decoder *dec,
+						  const u8 *raw, struct kvm_events_sample *out)
+{
+	out->code = kvm_events_field__value(raw, dec->code_at, 0);
+	out->kind = kvm_events_field__value(raw, dec->kind_at, 0);
+	out->vcpu = kvm_events_field__value(raw, dec->vcpu_at, KVM_EVENTS_NO_VCPU);
+	out->isa = kvm_events_field__value(raw, dec->isa_at, dec->fixed_isa);
+	out->flag = kvm_events_field__value(raw, dec->flag_at, 0);
+	out->rip = kvm_events_field__value(raw, dec->rip_at, 0);
+}
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
 const char *kvm_events_analysis__names(void);

@@ -266,18 +266,28 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 	return entry;
 }
 
+/* Out of line: the lookup key zeroes a whole entry, too slow for every sample */
+static noinline struct kvm_events_key *key__find(struct kvm_events_report *report,
+						 u64 key, u32 group, u32 pid)
+{
+	struct kvm_events_key lookup = { .key = key, .group = group, .pid = pid };
+	struct kvm_events_key *entry;
+
+	if (!hashmap__find(report->pairing->keys, &lookup, &entry))
+		entry = key__new(report, key, group, pid);
+	return entry;
+}
+
 static struct kvm_events_key *key__get(struct kvm_events_report *report,
 				       u64 key, u32 group, u32 pid)
 {
-	struct kvm_events_key lookup = { .key = key, .group = group, .pid = pid };
 	struct kvm_events_key **cached, *entry;
 
 	cached = &report->pairing->key_cache[(key ^ key >> 7 ^ group ^ pid) % PAIRING_CACHE];
 	entry = *cached;
 	if (entry && entry->key == key && entry->group == group && entry->pid == pid)
 		return entry;
-	if (!hashmap__find(report->pairing->keys, &lookup, &entry))
-		entry = key__new(report, key, group, pid);
+	entry = key__find(report, key, group, pid);
 	if (entry)
 		*cached = entry;
 	return entry;
