@@ -514,8 +514,21 @@ static int reader__walk(struct reader *r, struct record_input *in)
 {
 	while (!(in->head % 8)) {
 		union perf_event *event = (union perf_event *)(in->buf + in->head);
-		int ret = record_input__check(in);
+		size_t avail = in->len - in->head;
+		int ret;
 
+		/* Nearly every record: a whole, padded sample */
+		if (avail >= sizeof(event->header) &&
+		    event->header.type == PERF_RECORD_SAMPLE &&
+		    event->header.size <= avail && event->header.size >= sizeof(event->header) &&
+		    !(event->header.size % 8)) {
+			ret = reader__sample(r, event);
+			if (ret)
+				return ret;
+			in->head += event->header.size;
+			continue;
+		}
+		ret = record_input__check(in);
 		if (ret <= 0)
 			return ret;
 		ret = reader__record(r, event, in->buf + in->head + event->header.size,
