@@ -108,23 +108,3 @@ int record_input__bad(struct record_input *in, u64 size, u64 payload)
 		       in->path, offset, (unsigned long long)size);
 	return -EINVAL;
 }
-
-union perf_event *record_input__next(struct record_input *in, int *err)
-{
-	for (;;) {
-		ssize_t ret;
-
-		/* perf pads its own records in a stream less than the kernel's */
-		if (in->head % 8)
-			record_input__compact(in);
-		ret = record_input__check(in);
-		if (ret > 0)
-			return (union perf_event *)(in->buf + in->head);
-		if (!ret)
-			ret = record_input__refill(in);
-		if (ret <= 0) {
-			*err = ret;
-			return NULL;
-		}
-	}
-}

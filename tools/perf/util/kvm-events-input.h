@@ -49,8 +49,6 @@ ssize_t record_input__refill(struct record_input *in);
 void record_input__end(struct record_input *in);
 /* Says what is wrong with the record at in->head; returns -EINVAL */
 int record_input__bad(struct record_input *in, u64 size, u64 payload);
-/* The next whole record; NULL at the end, or on an error (*err) */
-union perf_event *record_input__next(struct record_input *in, int *err);
 
 /* What follows a record in a stream: tracing data, AUX data */
 static inline u64 stream_payload(const union perf_event *event)
@@ -102,6 +100,27 @@ static inline int record_input__check(struct record_input *in)
 static inline void record_input__advance(struct record_input *in)
 {
 	in->head += in->next_size;
+}
+
+/* The next whole record; NULL at the end, or on an error (*err) */
+static inline union perf_event *record_input__next(struct record_input *in, int *err)
+{
+	for (;;) {
+		ssize_t ret;
+
+		/* perf pads its own records in a stream less than the kernel's */
+		if (in->head % 8)
+			record_input__compact(in);
+		ret = record_input__check(in);
+		if (ret > 0)
+			return (union perf_event *)(in->buf + in->head);
+		if (!ret)
+			ret = record_input__refill(in);
+		if (ret <= 0) {
+			*err = ret;
+			return NULL;
+		}
+	}
 }
 
 #endif /* __PERF_KVM_EVENTS_INPUT_H */

@@ -97,6 +97,7 @@ struct reader {
 	u32				*by_id_slots;
 	u32				id_mask;
 	int				id_pos;	/* u64 index of the id, -1: none */
+	u32				time_off; /* of every evsel's samples, 0: not one */
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
 	bool				stream;	/* a pipe, or a file in its format */
@@ -262,6 +263,11 @@ static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 			r->layouts[r->nr_layouts++] = layout;
 		}
 	}
+	r->time_off = r->layouts[0].time_off;
+	for (i = 1; i < r->nr_layouts; i++) {
+		if (r->layouts[i].time_off != r->time_off)
+			r->time_off = 0;
+	}
 	r->stale = false;
 	return reader__index_ids(r);
 }
@@ -312,13 +318,12 @@ static int reader__push(struct reader *r, struct kvm_events_sample *s)
 	return kvm_events_pipeline__push(r->pipe);
 }
 
+static int reader__decode(struct reader *r, const union perf_event *event,
+			  const struct sample_layout *layout);
+
 static int reader__sample(struct reader *r, const union perf_event *event)
 {
 	const struct sample_layout *layout = reader__layout(r, event);
-	const u8 *base = (const u8 *)event->sample.array;
-	u32 size = event->header.size - sizeof(event->header);
-	struct kvm_events_sample *s;
-	u32 raw_off, raw_size, pid_tid[2];
 
 	if (r->stale) {
 		const char *why = NULL;
@@ -342,6 +347,18 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 		r->skipped[layout->dec->tp]++;
 		return 0;
 	}
+	return reader__decode(r, event, layout);
+}
+
+/* Decodes a sample the analysis reads, and queues it. */
+static int reader__decode(struct reader *r, const union perf_event *event,
+			  const struct sample_layout *layout)
+{
+	const u8 *base = (const u8 *)event->sample.array;
+	u32 size = event->header.size - sizeof(event->header);
+	struct kvm_events_sample *s;
+	u32 raw_off, raw_size, pid_tid[2];
+
 	raw_off = layout__raw_off(layout, base, size);
 	if (!raw_off)
 		goto bad;
@@ -639,24 +656,26 @@ static void reader__missing_files(struct reader *r)
  * data.N file) and its next sample that the analysis orders
  */
 struct dir_input {
-	struct record_input	in;
-	union perf_event	*next;
-	u64			time;
+	struct record_input		in;
+	union perf_event		*next;
+	const struct sample_layout	*layout;
+	u64				time;
 };
 
-/* The time of a sample the analysis orders; false for any other record */
-static bool reader__sample_time(struct reader *r, const union perf_event *event, u64 *time)
+/* The layout of a sample the analysis orders, and its time; NULL for any other record */
+static const struct sample_layout *reader__ordered(struct reader *r,
+						   const union perf_event *event, u64 *time)
 {
 	const struct sample_layout *layout;
 
 	if (event->header.type != PERF_RECORD_SAMPLE)
-		return false;
+		return NULL;
 	layout = reader__layout(r, event);
-	if (!layout || !layout->dec || !kvm_events_report__reads(r->report, layout->dec->tp) ||
+	if (!layout || !layout->dec || layout->skip ||
 	    layout->time_off + sizeof(*time) > event->header.size - sizeof(event->header))
-		return false;
+		return NULL;
 	memcpy(time, (const u8 *)event->sample.array + layout->time_off, sizeof(*time));
-	return true;
+	return layout;
 }
 
 /* Moves @d to its next ordered sample, handling the other records on the way. */
@@ -673,7 +692,8 @@ static int reader__dir_next(struct reader *r, struct dir_input *d)
 				record_input__end(&d->in);
 			return err;
 		}
-		if (reader__sample_time(r, event, &d->time))
+		d->layout = reader__ordered(r, event, &d->time);
+		if (d->layout)
 			return 0;
 		r->path = d->in.path;
 		err = reader__event(r, event);
@@ -735,7 +755,7 @@ static int reader__merge(struct reader *r, struct dir_input *inputs, int nr)
 		struct dir_input *d = heap[0];
 
 		r->path = d->in.path;
-		ret = reader__sample(r, d->next);
+		ret = reader__decode(r, d->next, d->layout);
 		record_input__advance(&d->in);
 		if (!ret && !(++merged % MERGE_ROUND))
 			ret = reader__finished_round(r);
@@ -747,6 +767,22 @@ static int reader__merge(struct reader *r, struct dir_input *inputs, int nr)
 	}
 	free(heap);
 	return ret;
+}
+
+/*
+ * The time of any sample, when every evsel's samples keep it at one
+ * place, as perf record writes them: a cheaper look than by each
+ * sample's layout.  Otherwise, of the samples the analysis orders.
+ */
+static bool reader__scan_time(struct reader *r, const union perf_event *event, u64 *time)
+{
+	if (!r->time_off)
+		return reader__ordered(r, event, time);
+	if (event->header.type != PERF_RECORD_SAMPLE ||
+	    r->time_off + sizeof(*time) > event->header.size - sizeof(event->header))
+		return false;
+	memcpy(time, (const u8 *)event->sample.array + r->time_off, sizeof(*time));
+	return true;
 }
 
 /*
@@ -766,7 +802,7 @@ static int reader__dir_unsorted(struct reader *r, struct dir_input *inputs, int 
 		u64 last = 0, time;
 
 		while ((event = record_input__next(in, &err))) {
-			if (reader__sample_time(r, event, &time)) {
+			if (reader__scan_time(r, event, &time)) {
 				if (time < last) {
 					*unsorted = in->path;
 					break;
