@@ -164,13 +164,10 @@ static bool read_nr(const u8 *base, u64 off, u32 size, u64 *nr)
 	return *nr <= size;
 }
 
-/* Where a sample's raw data begins, or 0 if its fields overrun @size */
+/* Where a sample's raw data begins after a group read or a callchain, 0 if past @size */
 static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u32 size)
 {
 	u64 off = layout->var_off, nr;
-
-	if (layout->raw_off)
-		return layout->raw_off + 4 <= size ? layout->raw_off : 0;
 
 	if (layout->read_size) {
 		if (layout->read_group_entry) {
@@ -321,7 +318,8 @@ static int reader__push(struct reader *r, struct kvm_events_sample *s)
 static int reader__decode(struct reader *r, const union perf_event *event,
 			  const struct sample_layout *layout);
 
-static int reader__sample(struct reader *r, const union perf_event *event)
+/* Inline, as what it calls: -fstack-protector-all makes each call cost. */
+static __always_inline int reader__sample(struct reader *r, const union perf_event *event)
 {
 	const struct sample_layout *layout = reader__layout(r, event);
 
@@ -351,16 +349,18 @@ static int reader__sample(struct reader *r, const union perf_event *event)
 }
 
 /* Decodes a sample the analysis reads, and queues it. */
-static int reader__decode(struct reader *r, const union perf_event *event,
-			  const struct sample_layout *layout)
+static __always_inline int reader__decode(struct reader *r, const union perf_event *event,
+					  const struct sample_layout *layout)
 {
 	const u8 *base = (const u8 *)event->sample.array;
 	u32 size = event->header.size - sizeof(event->header);
 	struct kvm_events_sample *s;
 	u32 raw_off, raw_size, pid_tid[2];
 
-	raw_off = layout__raw_off(layout, base, size);
+	raw_off = layout->raw_off;
 	if (!raw_off)
+		raw_off = layout__raw_off(layout, base, size);
+	if (!raw_off || raw_off + 4 > size)
 		goto bad;
 	memcpy(&raw_size, base + raw_off, 4);
 	if (raw_size > size - raw_off - 4 || raw_size < layout->dec->min_raw_size)
