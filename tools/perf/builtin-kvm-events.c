@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <api/fs/tracing_path.h>
@@ -74,6 +75,7 @@ struct kvm_events {
 	const char			*input;
 	bool				generic_reader;
 	struct kvm_events_input		in;
+	int				header_fd;	/* see read_in_child() */
 };
 
 /* The subcommand that runs, for the options' errors */
@@ -402,60 +404,71 @@ static void warn_if_cut_short(struct kvm_events *kvm)
 /*
  * libtraceevent 1.7.1, the one Debian ships, crashes on some print formats
  * a crafted file can hold (a division by zero, an unknown field in
- * __print_symbolic).  Before this process reads the header, a child reads
- * it with the default signal actions, so that such a file gets an error,
- * not a crash.  A pipe cannot be read twice: it goes unchecked.
+ * __print_symbolic).  So the report goes on in a child, with the default
+ * signal actions, while this process waits for it: if the child dies
+ * before it has read the header, this process says why, as an error;
+ * otherwise it ends as the child ends.  The header is read once, by the
+ * child.  A pipe, or a file in its format, keeps in its records what
+ * another's header holds: its header is read with its last record.
+ *
+ * Returns 0 in the child, which tells header_read() when it is done, and
+ * in this process when no child can be made; an error in this process
+ * when the child died reading the header; and otherwise does not return.
  */
-static int stop_at_sample(const struct perf_tool *tool __maybe_unused,
-			  union perf_event *event __maybe_unused,
-			  struct perf_sample *sample __maybe_unused,
-			  struct evsel *evsel __maybe_unused,
-			  struct machine *machine __maybe_unused)
+static int read_in_child(struct kvm_events *kvm)
 {
-	return -1;
+	pid_t parent = getpid(), pid;
+	int fds[2], status;
+	char done = 0;
+
+	kvm->header_fd = -1;
+	if (pipe(fds))
+		return 0;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		kvm->header_fd = fds[1];
+		/* Nobody to print its report if this process is killed */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+		return 0;
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return 0;
+	}
+	/* A ^C ends the child; this process ends as it does. */
+	signal(SIGINT, SIG_IGN);
+	while (read(fds[0], &done, 1) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status) && !done) {
+		pr_err("%s: reading its header kills perf (signal %d: a bug of perf or of libtraceevent that this input sets off); not read\n",
+		       strcmp(kvm->input, "-") ? kvm->input : "standard input", WTERMSIG(status));
+		return -EINVAL;
+	}
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-static int check_header_in_child(struct kvm_events *kvm)
+/* The child has read the header: what kills it now is no longer the input's. */
+static void header_read(struct kvm_events *kvm)
 {
-	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct stat st;
-	int status;
-	size_t i;
-	pid_t pid;
+	char done = 1;
 
-	if (stat(kvm->input, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	pid = fork();
-	if (pid < 0)
-		return 0;
-	if (pid == 0) {
-		struct perf_session *session;
-		int null = open("/dev/null", O_WRONLY);
-
-		/* Its messages are the parent's to give. */
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		for (i = 0; i < ARRAY_SIZE(fatal); i++)
-			signal(fatal[i], SIG_DFL);
-		session = perf_session__new(&kvm->data, &kvm->tool);
-		if (IS_ERR(session))
-			_exit(1);
-		/*
-		 * A file in pipe format keeps in its records what the header
-		 * of another holds: read up to the first sample.
-		 */
-		if (perf_data__is_pipe(session->data) && kvm->generic_reader) {
-			kvm->tool.ordered_events = false;
-			kvm->tool.sample = stop_at_sample;
-			perf_session__process_events(session);
-		}
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
-		return 0;
-	pr_err("%s: reading its header kills perf (signal %d: a bug of perf or of libtraceevent that this file sets off); not read\n",
-	       kvm->input, WTERMSIG(status));
-	return -EINVAL;
+	if (kvm->header_fd < 0)
+		return;
+	if (write(kvm->header_fd, &done, 1) != 1)
+		pr_debug("cannot tell the parent the header is read\n");
+	close(kvm->header_fd);
+	kvm->header_fd = -1;
 }
 
 static int open_session(struct kvm_events *kvm)
@@ -479,7 +492,7 @@ static int open_session(struct kvm_events *kvm)
 	kvm->tool.feature = process_feature;
 	kvm->tool.id_index = perf_event__process_id_index;
 
-	ret = check_header_in_child(kvm);
+	ret = read_in_child(kvm);
 	if (ret)
 		return ret;
 	kvm->session = perf_session__new(&kvm->data, &kvm->tool);
@@ -489,6 +502,8 @@ static int open_session(struct kvm_events *kvm)
 		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
 		return ret;
 	}
+	if (!perf_data__is_pipe(kvm->session->data))
+		header_read(kvm);
 	warn_if_cut_short(kvm);
 	return 0;
 }
@@ -574,6 +589,7 @@ static int read_session(struct kvm_events *kvm,
 		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
 	if (!ret)
 		ret = read_events(kvm);
+	header_read(kvm);
 	if (!ret && pipe && !has_kvm_tracepoints(session->evlist)) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);

@@ -238,4 +238,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null
 		setpriv --reuid=nobody --regid=nogroup --clear-groups perf kvm-events live -- true
 fi
 
+# Print formats that crash libtraceevent (a division by zero; a bad token
+# in __print_symbolic): the report reads in a child, which dies reading
+# the header, and says so; from a file, and from standard input, where
+# only the child can read what perf reads.
+fuzz="$(cd "$(dirname "$0")" && pwd)/kvm-events-fuzz"
+kills="reading its header kills perf (signal"
+expect_error "a file whose print format kills libtraceevent" \
+	"$fuzz/print-division-by-zero.fuzz: $kills" \
+	perf kvm-events report -i "$fuzz/print-division-by-zero.fuzz"
+expect_error "the same, --generic-reader" "$fuzz/print-division-by-zero.fuzz: $kills" \
+	perf kvm-events report --generic-reader -i "$fuzz/print-division-by-zero.fuzz"
+expect_error "a pipe whose print format kills libtraceevent, --generic-reader" \
+	"standard input: $kills" \
+	sh -c "perf kvm-events report --generic-reader -i - < '$fuzz/pipe-print-symbolic-bad-token.fuzz'"
+
 exit $err
