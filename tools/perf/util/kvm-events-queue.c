@@ -98,9 +98,13 @@ static void kvm_events_queue__sort(struct kvm_events_queue *q)
 void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_report *report,
 			     u64 limit)
 {
+	size_t end = q->head;
+
 	kvm_events_queue__sort(q);
-	for (; q->head < q->nr && q->items[q->head].time <= limit; q->head++)
-		kvm_events_report__add(report, &q->items[q->head]);
+	while (end < q->nr && q->items[end].time <= limit)
+		end++;
+	kvm_events_report__add_many(report, q->items + q->head, end - q->head);
+	q->head = end;
 	if (q->head == q->nr)
 		q->head = q->nr = 0;
 }

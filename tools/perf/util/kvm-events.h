@@ -292,6 +292,9 @@ void kvm_events_report__skip(struct kvm_events_report *report,
 			     enum kvm_tp_role tp, u64 nr);
 void kvm_events_report__add(struct kvm_events_report *report,
 			    const struct kvm_events_sample *sample);
+/* The same for @nr samples in a row */
+void kvm_events_report__add_many(struct kvm_events_report *report,
+				 const struct kvm_events_sample *s, size_t nr);
 void kvm_events_report__finish(struct kvm_events_report *report);
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 					      const char *name);

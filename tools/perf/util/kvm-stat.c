@@ -188,15 +188,13 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 	report->heatmap = NULL;
 }
 
-static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
-					  const struct kvm_events_sample *s)
+/* The map, on a miss of the cache; a new vcpu_state for a thread not seen yet */
+static noinline struct vcpu_state *vcpu_state__find(struct kvm_events_report *report,
+						    const struct kvm_events_sample *s,
+						    struct vcpu_state **cached)
 {
-	struct vcpu_state **cached = &report->pairing->vcpu_cache[s->tid % PAIRING_CACHE];
-	struct vcpu_state *vcpu = *cached;
+	struct vcpu_state *vcpu;
 
-	/* Every sample looks its vcpu up: the map only on a cache miss. */
-	if (vcpu && vcpu->tid == s->tid)
-		return vcpu;
 	if (hashmap__find(report->pairing->vcpus, s->tid, &vcpu)) {
 		*cached = vcpu;
 		return vcpu;
@@ -213,6 +211,18 @@ static struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 	}
 	*cached = vcpu;
 	return vcpu;
+}
+
+static __always_inline struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
+							  const struct kvm_events_sample *s)
+{
+	struct vcpu_state **cached = &report->pairing->vcpu_cache[s->tid % PAIRING_CACHE];
+	struct vcpu_state *vcpu = *cached;
+
+	/* Every sample looks its vcpu up: the map only on a cache miss. */
+	if (vcpu && vcpu->tid == s->tid)
+		return vcpu;
+	return vcpu_state__find(report, s, cached);
 }
 
 /*
@@ -627,8 +637,9 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
-void kvm_events_report__add(struct kvm_events_report *report,
-			    const struct kvm_events_sample *s)
+/* Inline in the loop of kvm_events_report__add_many(), which the readers call */
+static __always_inline void report__add(struct kvm_events_report *report,
+					const struct kvm_events_sample *s)
 {
 	const struct kvm_events_analysis *analysis = report->analysis;
 	struct vcpu_state *vcpu;
@@ -667,6 +678,21 @@ void kvm_events_report__add(struct kvm_events_report *report,
 		report->totals.paired_end++;
 	else
 		report->totals.unused++;
+}
+
+void kvm_events_report__add(struct kvm_events_report *report,
+			    const struct kvm_events_sample *s)
+{
+	report__add(report, s);
+}
+
+void kvm_events_report__add_many(struct kvm_events_report *report,
+				 const struct kvm_events_sample *s, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		report__add(report, &s[i]);
 }
 
 /* For samples paired elsewhere (in the kernel, by BPF): @key's entry, made if new */
