@@ -46,15 +46,24 @@ trap 'rm -rf "$out"/*.data "$out"/*.pipe "$out"/*.dir' EXIT
 # A pipe never written: `read -t` on it sleeps without forking sleep(1)
 exec {sleep_fd}<> <(:)
 
-# peak_memory PID: the peaks of VmHWM and RssAnon (kB) until PID exits
+# peak_memory PID: the peaks of VmHWM and RssAnon (kB) of PID, or of the
+# child it waits for (perf kvm-events report reads in a child), until
+# PID exits
 peak_memory() {
-	local pid=$1 st hwm=0 anon=0
+	local pid=$1 st hwm=0 anon=0 child
 
-	# read -d '' fails at the end of the file it read whole.
+	# read -d '' fails at the end of the file it read whole; a zombie's
+	# status has no VmHWM.
 	while { st=; IFS= read -r -d '' st 2>/dev/null < "/proc/$pid/status"; true; } &&
-	      [[ $st =~ VmHWM:[[:space:]]*([0-9]+).*RssAnon:[[:space:]]*([0-9]+) ]]; do
-		[ "${BASH_REMATCH[1]}" -gt $hwm ] && hwm=${BASH_REMATCH[1]}
-		[ "${BASH_REMATCH[2]}" -gt $anon ] && anon=${BASH_REMATCH[2]}
+	      [[ $st =~ VmHWM ]]; do
+		child=
+		read -r -d '' child 2>/dev/null < "/proc/$pid/task/$pid/children"
+		[ -n "${child// }" ] &&
+			IFS= read -r -d '' st 2>/dev/null < "/proc/${child%% *}/status"
+		if [[ $st =~ VmHWM:[[:space:]]*([0-9]+).*RssAnon:[[:space:]]*([0-9]+) ]]; then
+			[ "${BASH_REMATCH[1]}" -gt $hwm ] && hwm=${BASH_REMATCH[1]}
+			[ "${BASH_REMATCH[2]}" -gt $anon ] && anon=${BASH_REMATCH[2]}
+		fi
 		read -r -t 0.005 -u "$sleep_fd"
 	done
 	echo "$((hwm / 1024)) $((anon / 1024))"
