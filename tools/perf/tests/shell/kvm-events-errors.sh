@@ -249,8 +249,9 @@ expect_error "a file whose print format kills libtraceevent" \
 	perf kvm-events report -i "$fuzz/print-division-by-zero.fuzz"
 expect_error "the same, --generic-reader" "$fuzz/print-division-by-zero.fuzz: $kills" \
 	perf kvm-events report --generic-reader -i "$fuzz/print-division-by-zero.fuzz"
+pipe="$fuzz/pipe-print-symbolic-bad-token.fuzz"
 expect_error "a pipe whose print format kills libtraceevent, --generic-reader" \
 	"standard input: $kills" \
-	sh -c "perf kvm-events report --generic-reader -i - < '$fuzz/pipe-print-symbolic-bad-token.fuzz'"
+	sh -c "perf kvm-events report --generic-reader -i - < '$pipe'"
 
 exit $err
