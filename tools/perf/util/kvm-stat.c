@@ -637,7 +637,7 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
-/* Inline in the loop of kvm_events_report__add_many(), which the readers call */
+/* Inline, for the callers that hand samples over in runs */
 static __always_inline void report__add(struct kvm_events_report *report,
 					const struct kvm_events_sample *s)
 {
