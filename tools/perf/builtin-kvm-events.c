@@ -401,6 +401,21 @@ static void warn_if_cut_short(struct kvm_events *kvm)
 			   kvm->input, (unsigned long long)st.st_size, (unsigned long long)end);
 }
 
+/* The child that does the report, for the signals sent to its parent */
+static pid_t report_child;
+
+static void forward_signal(int sig)
+{
+	kill(report_child, sig);
+}
+
+/* A ^C or a kill is not the input's doing. */
+static bool signal_is_a_crash(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	       sig == SIGABRT;
+}
+
 /*
  * libtraceevent 1.7.1, the one Debian ships, crashes on some print formats
  * a crafted file can hold (a division by zero, an unknown field in
@@ -439,14 +454,17 @@ static int read_in_child(struct kvm_events *kvm)
 		close(fds[0]);
 		return 0;
 	}
-	/* A ^C ends the child; this process ends as it does. */
-	signal(SIGINT, SIG_IGN);
+	/* A ^C or a kill ends the child; this process ends as it does. */
+	report_child = pid;
+	signal(SIGINT, forward_signal);
+	signal(SIGTERM, forward_signal);
+	signal(SIGHUP, forward_signal);
 	while (read(fds[0], &done, 1) < 0 && errno == EINTR)
 		;
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFSIGNALED(status) && !done) {
+	if (WIFSIGNALED(status) && !done && signal_is_a_crash(WTERMSIG(status))) {
 		pr_err("%s: reading its header kills perf (signal %d: a bug of perf or of libtraceevent that this input sets off); not read\n",
 		       strcmp(kvm->input, "-") ? kvm->input : "standard input", WTERMSIG(status));
 		return -EINVAL;
