@@ -254,4 +254,25 @@ expect_error "a pipe whose print format kills libtraceevent, --generic-reader" \
 	"standard input: $kills" \
 	sh -c "perf kvm-events report --generic-reader -i - < '$pipe'"
 
+# perf waits for the child that does the report: a SIGTERM to perf ends
+# the child too, and perf ends by it.  The child waits on a FIFO nobody
+# writes: a write end that opens afterwards would mean it still reads.
+mkfifo "$dir/fifo"
+perf kvm-events report -i - < "$dir/fifo" > /dev/null 2>&1 &
+pid=$!
+exec 3> "$dir/fifo"
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+exec 3>&-
+if [ $rc -ne 143 ]; then
+	echo "FAIL: perf kvm-events report after a SIGTERM: exit $rc, not 143"
+	err=1
+fi
+if timeout 2 sh -c "echo > '$dir/fifo'" 2> /dev/null; then
+	echo "FAIL: the report's child still reads after perf got a SIGTERM"
+	err=1
+fi
+
 exit $err
