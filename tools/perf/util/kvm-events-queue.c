@@ -100,6 +100,9 @@ void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_repor
 {
 	size_t end = q->head;
 
+	/* Nothing queued, maybe nothing ever: no array yet */
+	if (end == q->nr)
+		return;
 	kvm_events_queue__sort(q);
 	while (end < q->nr && q->items[end].time <= limit)
 		end++;
