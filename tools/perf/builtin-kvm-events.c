@@ -409,22 +409,33 @@ static void forward_signal(int sig)
 	kill(report_child, sig);
 }
 
-/* A ^C or a kill is not the input's doing. */
+/* The signals of a crash; a ^C or a kill is not the input's doing. */
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+/* Their actions in the child before it reads the header (a sanitizer's) */
+static struct sigaction crash_actions[ARRAY_SIZE(crash_signals)];
+
 static bool signal_is_a_crash(int sig)
 {
-	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
-	       sig == SIGABRT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(crash_signals); i++) {
+		if (crash_signals[i] == sig)
+			return true;
+	}
+	return false;
 }
 
 /*
  * libtraceevent 1.7.1, the one Debian ships, crashes on some print formats
  * a crafted file can hold (a division by zero, an unknown field in
  * __print_symbolic).  So the report goes on in a child, with the default
- * signal actions, while this process waits for it: if the child dies
+ * actions for the signals of a crash until it has read the header (a
+ * sanitizer's come back then), while this process waits: if the child dies
  * before it has read the header, this process says why, as an error;
  * otherwise it ends as the child ends.  The header is read once, by the
  * child.  A pipe, or a file in its format, keeps in its records what
- * another's header holds: its header is read with its last record.
+ * another's header holds: with --generic-reader, its header is read with
+ * its last record.
  *
  * Returns 0 in the child, which tells header_read() when it is done, and
  * in this process when no child can be made; an error in this process
@@ -442,8 +453,14 @@ static int read_in_child(struct kvm_events *kvm)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		size_t i;
+
 		close(fds[0]);
 		kvm->header_fd = fds[1];
+		/* A crash the input sets off is the parent's to tell. */
+		for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
+			sigaction(crash_signals[i], &dfl, &crash_actions[i]);
 		/* Nobody to print its report if this process is killed */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);
@@ -480,9 +497,12 @@ static int read_in_child(struct kvm_events *kvm)
 static void header_read(struct kvm_events *kvm)
 {
 	char done = 1;
+	size_t i;
 
 	if (kvm->header_fd < 0)
 		return;
+	for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
+		sigaction(crash_signals[i], &crash_actions[i], NULL);
 	if (write(kvm->header_fd, &done, 1) != 1)
 		pr_debug("cannot tell the parent the header is read\n");
 	close(kvm->header_fd);
@@ -520,7 +540,11 @@ static int open_session(struct kvm_events *kvm)
 		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
 		return ret;
 	}
-	if (!perf_data__is_pipe(kvm->session->data))
+	/*
+	 * A pipe's header comes with its events; the report's own reader
+	 * reads its tracing data in a child of its own.
+	 */
+	if (!perf_data__is_pipe(kvm->session->data) || !kvm->generic_reader)
 		header_read(kvm);
 	warn_if_cut_short(kvm);
 	return 0;
