@@ -99,13 +99,13 @@ static int add_syscall(struct kvm_events_bpf *bpf, const char *name, u32 role,
 		pr_debug("no syscalls:%s tracepoint\n", name);
 		return TEST_SKIP;
 	}
-	if (keyed)
-		dec.code = tep_find_field(event, "__syscall_nr");
-	if (keyed && !dec.code)
-		return TEST_FAIL;
-	if (dec.code) {
-		dec.code_at.offset = dec.code->offset;
-		dec.code_at.size = dec.code->size;
+	if (keyed) {
+		struct tep_format_field *nr = tep_find_field(event, "__syscall_nr");
+
+		if (!nr)
+			return TEST_FAIL;
+		dec.code_at.offset = nr->offset;
+		dec.code_at.size = nr->size;
 	}
 	return kvm_events_bpf__add_slot(bpf, event, &slot, &dec) ? TEST_FAIL : TEST_OK;
 }
@@ -134,6 +134,19 @@ static int start(struct kvm_events_bpf **bpfp, u32 map_entries,
 	/* Not root, no BTF, a kernel too old for attach cookies */
 	if (ret == TEST_OK && kvm_events_bpf__start(bpf))
 		ret = TEST_SKIP;
+	return ret;
+}
+
+/* The program for @slots attached, then @check on what it counted */
+static int run_check(u32 map_entries, const struct syscall_slot *slots, int nr,
+		     int (*check)(struct kvm_events_bpf *bpf))
+{
+	struct kvm_events_bpf *bpf;
+	int ret = start(&bpf, map_entries, slots, nr);
+
+	if (ret == TEST_OK)
+		ret = check(bpf);
+	kvm_events_bpf__delete(bpf);
 	return ret;
 }
 
@@ -217,13 +230,7 @@ static int check_pairs(struct kvm_events_bpf *bpf)
 static int test__kvm_events_bpf_pairs(struct test_suite *test __maybe_unused,
 				      int subtest __maybe_unused)
 {
-	struct kvm_events_bpf *bpf;
-	int ret = start(&bpf, 64, pair_slots, ARRAY_SIZE(pair_slots));
-
-	if (ret == TEST_OK)
-		ret = check_pairs(bpf);
-	kvm_events_bpf__delete(bpf);
-	return ret;
+	return run_check(64, pair_slots, ARRAY_SIZE(pair_slots), check_pairs);
 }
 
 static int check_report(struct kvm_events_bpf *bpf)
@@ -269,13 +276,7 @@ out:
 static int test__kvm_events_bpf_report(struct test_suite *test __maybe_unused,
 				       int subtest __maybe_unused)
 {
-	struct kvm_events_bpf *bpf;
-	int ret = start(&bpf, 64, pair_slots, ARRAY_SIZE(pair_slots));
-
-	if (ret == TEST_OK)
-		ret = check_report(bpf);
-	kvm_events_bpf__delete(bpf);
-	return ret;
+	return run_check(64, pair_slots, ARRAY_SIZE(pair_slots), check_report);
 }
 
 static const struct syscall_slot begin_only[] = {
@@ -319,22 +320,24 @@ out:
 	return ret;
 }
 
+static int check_begins_unpaired(struct kvm_events_bpf *bpf)
+{
+	return check_unpaired(bpf, true);
+}
+
+static int check_ends_unpaired(struct kvm_events_bpf *bpf)
+{
+	return check_unpaired(bpf, false);
+}
+
 static int test__kvm_events_bpf_unpaired(struct test_suite *test __maybe_unused,
 					 int subtest __maybe_unused)
 {
-	struct kvm_events_bpf *bpf;
-	int ret = start(&bpf, 64, begin_only, ARRAY_SIZE(begin_only));
+	int ret = run_check(64, begin_only, ARRAY_SIZE(begin_only), check_begins_unpaired);
 
-	if (ret == TEST_OK)
-		ret = check_unpaired(bpf, true);
-	kvm_events_bpf__delete(bpf);
 	if (ret != TEST_OK)
 		return ret;
-	ret = start(&bpf, 64, end_only, ARRAY_SIZE(end_only));
-	if (ret == TEST_OK)
-		ret = check_unpaired(bpf, false);
-	kvm_events_bpf__delete(bpf);
-	return ret;
+	return run_check(64, end_only, ARRAY_SIZE(end_only), check_ends_unpaired);
 }
 
 /* Two keys, room for one: the second's samples are counted as dropped. */
@@ -380,13 +383,7 @@ out:
 static int test__kvm_events_bpf_full(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
 {
-	struct kvm_events_bpf *bpf;
-	int ret = start(&bpf, 1, two_keys, ARRAY_SIZE(two_keys));
-
-	if (ret == TEST_OK)
-		ret = check_full(bpf);
-	kvm_events_bpf__delete(bpf);
-	return ret;
+	return run_check(1, two_keys, ARRAY_SIZE(two_keys), check_full);
 }
 
 /*
