@@ -3,6 +3,7 @@
  * perf kvm-events: decoders and pairing, on samples built in memory from
  * real kvm tracepoint format texts.
  */
+#include <byteswap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -233,10 +234,9 @@ static int fixture__run(int (*check)(struct kvm_fixture *f))
 	return ret;
 }
 
-static void put_field(u8 *raw, const struct tep_format_field *field, u64 val)
+static void put_field(u8 *raw, struct kvm_events_field_at at, u64 val)
 {
-	if (field)
-		memcpy(raw + field->offset, &val, field->size);
+	memcpy(raw + at.offset, &val, at.size);
 }
 
 /* Encodes a sample as the kernel lays it out, then decodes and feeds it. */
@@ -250,11 +250,11 @@ static int feed_flag(struct kvm_fixture *f, const struct kvm_events_decoder *dec
 	struct kvm_events_sample s;
 
 	memset(f->raw, 0, sizeof(f->raw));
-	put_field(f->raw, dec->vcpu, vcpu);
-	put_field(f->raw, dec->code, code);
-	put_field(f->raw, dec->kind, kind);
-	put_field(f->raw, dec->flag, flag);
-	put_field(f->raw, dec->isa, KVM_EVENTS_ISA_VMX);
+	put_field(f->raw, dec->vcpu_at, vcpu);
+	put_field(f->raw, dec->code_at, code);
+	put_field(f->raw, dec->kind_at, kind);
+	put_field(f->raw, dec->flag_at, flag);
+	put_field(f->raw, dec->isa_at, KVM_EVENTS_ISA_VMX);
 	if (kvm_events_decoder__decode(dec, &sample, false, &s))
 		return -1;
 	kvm_events_report__add(&f->report, &s);
@@ -357,6 +357,16 @@ static void put_exit_raw(u8 *raw)
 	memcpy(raw + 56, &vcpu, 4);
 }
 
+/* The same, as a host of the other byte order writes it */
+static void put_exit_swapped(u8 *raw)
+{
+	u32 reason = bswap_32(30), vcpu = bswap_32(3), isa = bswap_32(KVM_EVENTS_ISA_SVM);
+
+	memcpy(raw + 8, &reason, 4);
+	memcpy(raw + 24, &isa, 4);
+	memcpy(raw + 56, &vcpu, 4);
+}
+
 static int check_exit_6_12(struct tep_handle *tep)
 {
 	struct tep_event *event = parse_format(tep, kvm_exit_6_12);
@@ -370,13 +380,20 @@ static int check_exit_6_12(struct tep_handle *tep)
 	TEST_ASSERT_VAL("6.12 kvm_exit role", u64_is(dec.tp, KVM_TP_EXIT));
 	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
 	TEST_ASSERT_VAL("6.12 kvm_exit min_raw_size", u64_is(dec.min_raw_size, 60));
-	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu);
+	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu_at.size);
 	put_exit_raw(raw);
 	TEST_ASSERT_VAL("6.12 kvm_exit decoded",
 			!kvm_events_decoder__decode(&dec, &sample, false, &s));
 	TEST_ASSERT_VAL("6.12 kvm_exit code", u64_is(s.code, 30));
 	TEST_ASSERT_VAL("6.12 kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
 	TEST_ASSERT_VAL("6.12 kvm_exit vcpu", u64_is(s.vcpu, 3));
+	/* Recorded on a host of the other byte order */
+	put_exit_swapped(raw);
+	TEST_ASSERT_VAL("swapped 6.12 kvm_exit decoded",
+			!kvm_events_decoder__decode(&dec, &sample, true, &s));
+	TEST_ASSERT_VAL("swapped kvm_exit code", u64_is(s.code, 30));
+	TEST_ASSERT_VAL("swapped kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
+	TEST_ASSERT_VAL("swapped kvm_exit vcpu", u64_is(s.vcpu, 3));
 	/* A sample shorter than its format is refused, not read past. */
 	sample.raw_size = 59;
 	TEST_ASSERT_VAL("59-byte 6.12 kvm_exit refused",
@@ -394,7 +411,7 @@ static int check_exit_old(struct tep_handle *tep)
 
 	TEST_ASSERT_VAL("old kvm_exit format parsed", event);
 	TEST_ASSERT_VAL("old kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
-	TEST_ASSERT_VAL("old kvm_exit has no vcpu_id field", !dec.vcpu);
+	TEST_ASSERT_VAL("old kvm_exit has no vcpu_id field", !dec.vcpu_at.size);
 	TEST_ASSERT_VAL("old kvm_exit min_raw_size", u64_is(dec.min_raw_size, 28));
 	put_exit_raw(raw);
 	TEST_ASSERT_VAL("old kvm_exit decoded",
@@ -780,7 +797,7 @@ static int feed_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
 	TEST_ASSERT_VAL("exit decoder init", !kvm_events_decoder__init(&exit, event));
 	TEST_ASSERT_VAL("entry decoder", !decoder_from(f, &entry, e->entry));
 	TEST_ASSERT_VAL("exit isa from the format",
-			exit.tp != KVM_TP_EXIT || exit.isa || u64_is(exit.fixed_isa, e->isa));
+			exit.tp != KVM_TP_EXIT || exit.isa_at.size || u64_is(exit.fixed_isa, e->isa));
 	TEST_ASSERT_VAL("exit fed", !feed(f, &exit, 7, 1000, 0, e->code, e->kind));
 	if (e->detail) {
 		TEST_ASSERT_VAL("detail decoder", !decoder_from(f, &detail, e->detail));

@@ -5,6 +5,7 @@
  * tracepoint format, so that a recording of any architecture or kernel
  * decodes on any host, and a sample is then read at fixed offsets.
  */
+#include <byteswap.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -193,25 +194,30 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	memset(dec, 0, sizeof(*dec));
 	dec->tp = desc->role;
 	dec->fixed_isa = desc->isa;
-	dec->code = find_field(format, desc->code, true, &err);
-	dec->kind = find_field(format, desc->kind, true, &err);
-	dec->vcpu = find_field(format, desc->vcpu, false, &err);
-	dec->isa = find_field(format, desc->isa_field, false, &err);
-	dec->rip = find_field(format, desc->rip, false, &err);
-	dec->flag = find_field(format, desc->flag, false, &err);
-	place_field(dec, &dec->code_at, dec->code);
-	place_field(dec, &dec->kind_at, dec->kind);
-	place_field(dec, &dec->vcpu_at, dec->vcpu);
-	place_field(dec, &dec->isa_at, dec->isa);
-	place_field(dec, &dec->rip_at, dec->rip);
-	place_field(dec, &dec->flag_at, dec->flag);
+	place_field(dec, &dec->code_at, find_field(format, desc->code, true, &err));
+	place_field(dec, &dec->kind_at, find_field(format, desc->kind, true, &err));
+	place_field(dec, &dec->vcpu_at, find_field(format, desc->vcpu, false, &err));
+	place_field(dec, &dec->isa_at, find_field(format, desc->isa_field, false, &err));
+	place_field(dec, &dec->rip_at, find_field(format, desc->rip, false, &err));
+	place_field(dec, &dec->flag_at, find_field(format, desc->flag, false, &err));
 	return err;
 }
 
 /* A field of another host's byte order, or @none */
-static u64 swapped_value(struct tep_format_field *field, struct perf_sample *sample, u64 none)
+static u64 swapped_value(const u8 *raw, struct kvm_events_field_at at, u64 none)
 {
-	return field ? format_field__intval(field, sample, true) : none;
+	u64 v = kvm_events_field__value(raw, at, none);
+
+	switch (at.size) {
+	case 2:
+		return bswap_16(v);
+	case 4:
+		return bswap_32(v);
+	case 8:
+		return bswap_64(v);
+	default:
+		return v;
+	}
 }
 
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
@@ -226,12 +232,14 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	out->pid = sample->pid;
 	out->tid = sample->tid;
 	if (needs_swap) {
-		out->code = swapped_value(dec->code, sample, 0);
-		out->kind = swapped_value(dec->kind, sample, 0);
-		out->vcpu = swapped_value(dec->vcpu, sample, KVM_EVENTS_NO_VCPU);
-		out->isa = swapped_value(dec->isa, sample, dec->fixed_isa);
-		out->flag = swapped_value(dec->flag, sample, 0);
-		out->rip = swapped_value(dec->rip, sample, 0);
+		const u8 *raw = sample->raw_data;
+
+		out->code = swapped_value(raw, dec->code_at, 0);
+		out->kind = swapped_value(raw, dec->kind_at, 0);
+		out->vcpu = swapped_value(raw, dec->vcpu_at, KVM_EVENTS_NO_VCPU);
+		out->isa = swapped_value(raw, dec->isa_at, dec->fixed_isa);
+		out->flag = swapped_value(raw, dec->flag_at, 0);
+		out->rip = swapped_value(raw, dec->rip_at, 0);
 		return 0;
 	}
 	kvm_events_decoder__decode_raw(dec, sample->raw_data, out);

@@ -82,16 +82,12 @@ struct kvm_events_field_at {
 	u32			size;
 };
 
-/* Where one tracepoint format keeps the fields, resolved once per evsel */
+/*
+ * Where one tracepoint format keeps the fields, resolved once per evsel
+ * and copied out of its tep_format_fields: decoding reads none of them.
+ */
 struct kvm_events_decoder {
 	enum kvm_tp_role	tp;
-	struct tep_format_field	*code;
-	struct tep_format_field	*kind;
-	struct tep_format_field	*vcpu;
-	struct tep_format_field	*isa;
-	struct tep_format_field	*flag;
-	struct tep_format_field	*rip;
-	/* The same places, copied: decoding a sample reads no tep_format_field */
 	struct kvm_events_field_at code_at, kind_at, vcpu_at, isa_at, flag_at, rip_at;
 	u32			fixed_isa;	/* when there is no isa field */
 	u32			min_raw_size;
