@@ -797,7 +797,8 @@ static int feed_arch_exit(struct kvm_fixture *f, const struct arch_exit *e)
 	TEST_ASSERT_VAL("exit decoder init", !kvm_events_decoder__init(&exit, event));
 	TEST_ASSERT_VAL("entry decoder", !decoder_from(f, &entry, e->entry));
 	TEST_ASSERT_VAL("exit isa from the format",
-			exit.tp != KVM_TP_EXIT || exit.isa_at.size || u64_is(exit.fixed_isa, e->isa));
+			exit.tp != KVM_TP_EXIT || exit.isa_at.size ||
+			u64_is(exit.fixed_isa, e->isa));
 	TEST_ASSERT_VAL("exit fed", !feed(f, &exit, 7, 1000, 0, e->code, e->kind));
 	if (e->detail) {
 		TEST_ASSERT_VAL("detail decoder", !decoder_from(f, &detail, e->detail));
