@@ -3,113 +3,253 @@
  * perf's round ordering for decoded kvm samples, as perf's ordered_events
  * gives it to tools, without an allocation per event: at the end of a
  * round (PERF_RECORD_FINISHED_ROUND) the samples no later than the end of
- * the previous round are sorted and delivered, ties in read order.
+ * the previous round are delivered in time order, ties in read order.
+ *
+ * A round is a few runs already in time order, one per CPU buffer.  The
+ * samples of a flush are a prefix of each run: they are merged from the
+ * runs straight to the pairing, and the rest stays where it is.  Sorting
+ * the queue instead moved every sample through memory several times, in
+ * two rounds' sorts.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "debug.h"
 #include "kvm-events-queue.h"
 
+#define QUEUE_MIN_ALLOC	4096
+/* Merged samples go to the pairing in batches of this many. */
+#define QUEUE_BATCH	256
+
+static size_t run_end(const struct kvm_events_queue *q, size_t run)
+{
+	return run + 1 == q->nr_runs ? q->nr : q->runs[run].end;
+}
+
+/* Moves the runs' samples to the array's start, in their order. */
+static void kvm_events_queue__compact(struct kvm_events_queue *q)
+{
+	size_t dst = 0, i;
+
+	for (i = 0; i < q->nr_runs; i++) {
+		struct kvm_events_queue_run *run = &q->runs[i];
+		size_t len = run_end(q, i) - run->start;
+
+		if (dst != run->start)
+			memmove(q->items + dst, q->items + run->start, len * sizeof(*q->items));
+		run->start = dst;
+		dst += len;
+		run->end = dst;
+	}
+	q->nr = dst;
+}
+
 /*
- * The samples delivered leave room at the start: move the others there
- * before the array doubles.
+ * The samples delivered leave holes in the runs: close them before the
+ * array doubles.
  */
 bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
-	size_t alloc = q->alloc ? q->alloc * 2 : 4096;
-	void *items, *buf;
+	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
+	void *items, *runs, *heads;
 
-	if (q->head) {
-		memmove(q->items, q->items + q->head, (q->nr - q->head) * sizeof(*q->items));
-		q->nr -= q->head;
-		q->head = 0;
+	if (!q->batch) {
+		q->batch = calloc(QUEUE_BATCH, sizeof(*q->batch));
+		if (!q->batch)
+			return false;
+	}
+	if (q->nr_runs) {
+		kvm_events_queue__compact(q);
 		if (q->nr < q->alloc / 2)
 			return true;
 	}
 	items = reallocarray(q->items, alloc, sizeof(*q->items));
-	buf = reallocarray(q->merge_buf, alloc, sizeof(*q->merge_buf));
 	if (items)
 		q->items = items;
-	if (buf)
-		q->merge_buf = buf;
-	if (!items || !buf)
+	runs = reallocarray(q->runs, alloc + 1, sizeof(*q->runs));
+	if (runs)
+		q->runs = runs;
+	heads = reallocarray(q->heads, alloc + 1, sizeof(*q->heads));
+	if (heads)
+		q->heads = heads;
+	if (!items || !runs || !heads)
 		return false;
 	q->alloc = alloc;
+	if (!q->nr_runs) {
+		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
+		q->nr_runs = 1;
+	}
 	return true;
 }
 
-/* Merges the sorted runs a[lo, mid) and a[mid, hi), ties from the left. */
-static void merge_runs(struct kvm_events_sample *a, struct kvm_events_sample *tmp,
-		       size_t lo, size_t mid, size_t hi)
+/*
+ * Only the last run is ever empty, so the runs never outnumber the
+ * samples: there is room for one more.
+ */
+void kvm_events_queue__new_run(struct kvm_events_queue *q)
 {
-	size_t i = lo, j = mid, k = 0;
+	struct kvm_events_queue_run *last = &q->runs[q->nr_runs - 1];
 
-	if (a[mid - 1].time <= a[mid].time)
+	if (last->start == q->nr)
 		return;
-	while (i < mid && j < hi)
-		tmp[k++] = a[j].time < a[i].time ? a[j++] : a[i++];
-	while (i < mid)
-		tmp[k++] = a[i++];
-	memcpy(a + lo, tmp, k * sizeof(*a));
+	last->end = q->nr;
+	q->runs[q->nr_runs++] = (struct kvm_events_queue_run){ q->nr, q->nr };
+}
+
+/* Earlier in time; at the same time, read first, as the runs are */
+static bool head_before(const struct kvm_events_queue_head *a,
+			const struct kvm_events_queue_head *b)
+{
+	return a->time < b->time || (a->time == b->time && a->run < b->run);
+}
+
+static void heads_sift_down(struct kvm_events_queue_head *heap, size_t nr, size_t i)
+{
+	struct kvm_events_queue_head h = heap[i];
+
+	for (;;) {
+		size_t child = 2 * i + 1;
+
+		if (child >= nr)
+			break;
+		if (child + 1 < nr && head_before(&heap[child + 1], &heap[child]))
+			child++;
+		if (!head_before(&heap[child], &h))
+			break;
+		heap[i] = heap[child];
+		i = child;
+	}
+	heap[i] = h;
+}
+
+/* One run: its prefix up to @limit goes as it lies. */
+static void kvm_events_queue__deliver_run(struct kvm_events_queue *q,
+					  struct kvm_events_report *report, u64 limit)
+{
+	struct kvm_events_queue_run *run = &q->runs[0];
+	size_t end = run->start;
+
+	while (end < q->nr && q->items[end].time <= limit)
+		end++;
+	kvm_events_report__add_many(report, q->items + run->start, end - run->start);
+	run->start = end;
 }
 
 /*
- * A stable sort that is linear on what a recording gives: a few sorted
- * runs, one per CPU buffer, and the sorted rest of the previous round.
+ * The run whose head comes first among @nr: a scan, for the few runs of a
+ * round (a run per CPU, and its late ones).  Ties go to the run read
+ * first, as the heads are in read order.  The choice is a branch that the
+ * interleaving of CPUs makes hard to predict; masks instead of it took
+ * more time, as they double the instructions.
  */
-static void kvm_events_queue__sort(struct kvm_events_queue *q)
+static size_t heads_first(const struct kvm_events_queue_head *heads, size_t nr)
 {
-	struct kvm_events_sample *a = q->items + q->head;
-	size_t n = q->nr - q->head, *runs, nr_runs = 0, i;
+	size_t first = 0, i;
 
-	for (i = 1; i < n && a[i - 1].time <= a[i].time; i++)
-		;
-	if (i >= n)
-		return;
-	runs = calloc(n + 1, sizeof(*runs));
-	if (!runs) {
-		/* Slower, and still stable enough: equal times keep no order. */
-		pr_warning_once("kvm-events: out of memory, events sorted without ties in order\n");
-		return;
-	}
-	runs[nr_runs++] = 0;
-	for (i = 1; i < n; i++) {
-		if (a[i].time < a[i - 1].time)
-			runs[nr_runs++] = i;
-	}
-	runs[nr_runs] = n;
-	while (nr_runs > 1) {
-		size_t out = 0;
+	for (i = 1; i < nr; i++)
+		first = heads[i].time < heads[first].time ? i : first;
+	return first;
+}
 
-		for (i = 0; i + 1 < nr_runs; i += 2) {
-			merge_runs(a, q->merge_buf, runs[i], runs[i + 1], runs[i + 2]);
-			runs[out++] = runs[i];
+/* More runs than this are merged through a heap. */
+#define QUEUE_SCAN_RUNS	16
+
+/* Where the samples of run @i up to @limit end: it is in time order. */
+static size_t run_prefix_end(const struct kvm_events_queue *q, size_t i, u64 limit)
+{
+	size_t lo = q->runs[i].start, hi = run_end(q, i);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (q->items[mid].time <= limit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The heads of the runs with samples up to @limit, in read order */
+static size_t kvm_events_queue__heads(struct kvm_events_queue *q, u64 limit)
+{
+	size_t nr = 0, i;
+
+	for (i = 0; i < q->nr_runs; i++) {
+		size_t start = q->runs[i].start, end = run_prefix_end(q, i, limit);
+
+		if (start < end)
+			q->heads[nr++] = (struct kvm_events_queue_head){
+				q->items[start].time, start, end, i };
+	}
+	return nr;
+}
+
+/* Several runs: a k-way merge of their prefixes up to @limit */
+static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
+					 struct kvm_events_report *report, u64 limit)
+{
+	struct kvm_events_queue_head *heads = q->heads;
+	size_t nr_heads = kvm_events_queue__heads(q, limit), nr_batch = 0, i;
+	bool heap = nr_heads > QUEUE_SCAN_RUNS;
+
+	for (i = nr_heads / 2; heap && i-- > 0;)
+		heads_sift_down(heads, nr_heads, i);
+	while (nr_heads) {
+		size_t h = heap ? 0 : heads_first(heads, nr_heads);
+		struct kvm_events_queue_head *head = &heads[h];
+
+		q->batch[nr_batch++] = q->items[head->next++];
+		if (nr_batch == QUEUE_BATCH) {
+			kvm_events_report__add_many(report, q->batch, nr_batch);
+			nr_batch = 0;
 		}
-		if (i < nr_runs)
-			runs[out++] = runs[i];
-		runs[out] = n;
-		nr_runs = out;
+		if (head->next < head->end) {
+			head->time = q->items[head->next].time;
+		} else {
+			q->runs[head->run].start = head->end;
+			if (!heap) {
+				memmove(head, head + 1, (--nr_heads - h) * sizeof(*heads));
+				continue;
+			}
+			heads[0] = heads[--nr_heads];
+		}
+		if (heap)
+			heads_sift_down(heads, nr_heads, 0);
 	}
-	free(runs);
+	kvm_events_report__add_many(report, q->batch, nr_batch);
+}
+
+/* Drops the emptied runs but the last, which samples are added to. */
+static void kvm_events_queue__drop_empty(struct kvm_events_queue *q)
+{
+	size_t out = 0, i;
+
+	for (i = 0; i + 1 < q->nr_runs; i++) {
+		if (q->runs[i].start < q->runs[i].end)
+			q->runs[out++] = q->runs[i];
+	}
+	q->runs[out++] = q->runs[q->nr_runs - 1];
+	q->nr_runs = out;
+	if (out == 1 && q->runs[0].start == q->nr) {
+		/* All delivered: start again at the array's start. */
+		q->nr = 0;
+		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
+		q->last_time = 0;
+	}
 }
 
 /* Hands the queued events up to @limit to the pairing, in time order. */
 void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_report *report,
 			     u64 limit)
 {
-	size_t end = q->head;
-
 	/* Nothing queued, maybe nothing ever: no array yet */
-	if (end == q->nr)
+	if (!q->nr_runs)
 		return;
-	kvm_events_queue__sort(q);
-	while (end < q->nr && q->items[end].time <= limit)
-		end++;
-	kvm_events_report__add_many(report, q->items + q->head, end - q->head);
-	q->head = end;
-	if (q->head == q->nr)
-		q->head = q->nr = 0;
+	if (q->nr_runs == 1)
+		kvm_events_queue__deliver_run(q, report, limit);
+	else
+		kvm_events_queue__merge_runs(q, report, limit);
+	kvm_events_queue__drop_empty(q);
 }
 
 /*
@@ -126,5 +266,7 @@ void kvm_events_queue__round_end(struct kvm_events_queue *q, struct kvm_events_r
 void kvm_events_queue__exit(struct kvm_events_queue *q)
 {
 	free(q->items);
-	free(q->merge_buf);
+	free(q->runs);
+	free(q->heads);
+	free(q->batch);
 }

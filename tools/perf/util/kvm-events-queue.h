@@ -3,19 +3,42 @@
 #define __PERF_KVM_EVENTS_QUEUE_H
 
 #include <stdbool.h>
+#include <linux/compiler.h>
 #include <linux/types.h>
 #include "kvm-events.h"
 
 /*
- * Decoded samples of the current and the previous round, not yet
- * delivered: items[head, nr).  Delivering moves head, not the samples.
+ * A stretch of queued samples in time order: what one CPU's buffer gives
+ * in a round.  Samples before start were delivered; the last run is the
+ * one samples are added to, and ends at the queue's nr.
+ */
+struct kvm_events_queue_run {
+	size_t				start;
+	size_t				end;
+};
+
+/* A run in the merge of a flush: its samples up to the flush's limit */
+struct kvm_events_queue_head {
+	u64				time;	/* of the next one */
+	size_t				next;
+	size_t				end;
+	size_t				run;
+};
+
+/*
+ * Decoded samples not yet delivered, as runs in read order.  Delivering
+ * moves the runs' starts, not the samples: those no later than a flush's
+ * limit are a prefix of each run.
  */
 struct kvm_events_queue {
 	struct kvm_events_sample	*items;
-	struct kvm_events_sample	*merge_buf;
-	size_t				head;
 	size_t				nr;
 	size_t				alloc;
+	struct kvm_events_queue_run	*runs;	/* alloc + 1: a run per sample at most */
+	size_t				nr_runs;
+	struct kvm_events_queue_head	*heads;	/* as many */
+	struct kvm_events_sample	*batch;	/* merged samples, for the pairing */
+	u64				last_time;	/* of the last sample queued */
 	u64				flush_limit;	/* of the next round end */
 	u64				last_flush;
 	u64				max_time;
@@ -24,6 +47,8 @@ struct kvm_events_queue {
 
 /* Makes room for one more sample; false when out of memory */
 bool kvm_events_queue__grow(struct kvm_events_queue *q);
+/* Ends the last run: the next sample is older than the one before it. */
+void kvm_events_queue__new_run(struct kvm_events_queue *q);
 
 /*
  * Where the next sample is decoded in place; NULL when out of memory.
@@ -44,6 +69,9 @@ static inline void kvm_events_queue__push(struct kvm_events_queue *q,
 		q->out_of_order++;
 	if (s->time > q->max_time)
 		q->max_time = s->time;
+	if (unlikely(s->time < q->last_time))
+		kvm_events_queue__new_run(q);
+	q->last_time = s->time;
 	q->nr++;
 }
 
