@@ -1005,7 +1005,9 @@ static void rounds_feed_sorted(struct kvm_events_report *report, const struct ro
 		size_t first = in->nr;
 
 		for (i = 0; i < in->nr; i++) {
-			if (!fed[i] && (first == in->nr || in->samples[i].time < in->samples[first].time))
+			if (fed[i])
+				continue;
+			if (first == in->nr || in->samples[i].time < in->samples[first].time)
 				first = i;
 		}
 		fed[first] = true;
@@ -1107,7 +1109,8 @@ static int check_rounds(struct kvm_events_report *queued, struct kvm_events_repo
 	TEST_ASSERT_VAL("each round delivers what is due", ret == TEST_OK);
 	kvm_events_report__finish(queued);
 	kvm_events_report__finish(sorted);
-	TEST_ASSERT_VAL("every sample paired", u64_is(sorted->totals.no_begin + sorted->totals.no_end, 0));
+	TEST_ASSERT_VAL("every sample paired",
+			u64_is(sorted->totals.no_begin + sorted->totals.no_end, 0));
 	TEST_ASSERT_VAL("queued as sorted", !rounds_same(queued, sorted));
 	return TEST_OK;
 }
