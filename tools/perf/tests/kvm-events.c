@@ -1039,11 +1039,14 @@ static int rounds_queue(struct kvm_events_report *report, const struct rounds_in
 	int ret = TEST_OK;
 
 	for (r = 0; ret == TEST_OK && r < ROUNDS_NR; r++) {
-		for (; i < in->round_end[r]; i++) {
+		for (; ret == TEST_OK && i < in->round_end[r]; i++) {
 			struct kvm_events_sample *s = kvm_events_queue__slot(&q);
 
-			if (!s)
+			if (!s) {
+				pr_debug("no memory for the queue\n");
+				ret = TEST_FAIL;
 				break;
+			}
 			*s = in->samples[i];
 			kvm_events_queue__push(&q, s);
 		}
