@@ -121,19 +121,6 @@ static void heads_sift_down(struct kvm_events_queue_head *heap, size_t nr, size_
 	heap[i] = h;
 }
 
-/* One run: its prefix up to @limit goes as it lies. */
-static void kvm_events_queue__deliver_run(struct kvm_events_queue *q,
-					  struct kvm_events_report *report, u64 limit)
-{
-	struct kvm_events_queue_run *run = &q->runs[0];
-	size_t end = run->start;
-
-	while (end < q->nr && q->items[end].time <= limit)
-		end++;
-	kvm_events_report__add_many(report, q->items + run->start, end - run->start);
-	run->start = end;
-}
-
 /*
  * The run whose head comes first among @nr: a scan, for the few runs of a
  * round (a run per CPU, and its late ones).  Ties go to the run read
@@ -167,6 +154,17 @@ static size_t run_prefix_end(const struct kvm_events_queue *q, size_t i, u64 lim
 			hi = mid;
 	}
 	return lo;
+}
+
+/* One run: its prefix up to @limit goes as it lies. */
+static void kvm_events_queue__deliver_run(struct kvm_events_queue *q,
+					  struct kvm_events_report *report, u64 limit)
+{
+	struct kvm_events_queue_run *run = &q->runs[0];
+	size_t end = run_prefix_end(q, 0, limit);
+
+	kvm_events_report__add_many(report, q->items + run->start, end - run->start);
+	run->start = end;
 }
 
 /* The heads of the runs with samples up to @limit, in read order */

@@ -5,7 +5,6 @@
  * tracepoint format, so that a recording of any architecture or kernel
  * decodes on any host, and a sample is then read at fixed offsets.
  */
-#include <byteswap.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -203,23 +202,6 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	return err;
 }
 
-/* A field of another host's byte order, or @none */
-static u64 swapped_value(const u8 *raw, struct kvm_events_field_at at, u64 none)
-{
-	u64 v = kvm_events_field__value(raw, at, none);
-
-	switch (at.size) {
-	case 2:
-		return bswap_16(v);
-	case 4:
-		return bswap_32(v);
-	case 8:
-		return bswap_64(v);
-	default:
-		return v;
-	}
-}
-
 int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 			       struct perf_sample *sample, bool needs_swap,
 			       struct kvm_events_sample *out)
@@ -231,18 +213,7 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 	out->time = sample->time;
 	out->pid = sample->pid;
 	out->tid = sample->tid;
-	if (needs_swap) {
-		const u8 *raw = sample->raw_data;
-
-		out->code = swapped_value(raw, dec->code_at, 0);
-		out->kind = swapped_value(raw, dec->kind_at, 0);
-		out->vcpu = swapped_value(raw, dec->vcpu_at, KVM_EVENTS_NO_VCPU);
-		out->isa = swapped_value(raw, dec->isa_at, dec->fixed_isa);
-		out->flag = swapped_value(raw, dec->flag_at, 0);
-		out->rip = swapped_value(raw, dec->rip_at, 0);
-		return 0;
-	}
-	kvm_events_decoder__decode_raw(dec, sample->raw_data, out);
+	kvm_events_decoder__decode_raw(dec, sample->raw_data, needs_swap, out);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * can report on any recording; that is also why it shares nothing with
  * kvm-stat.h, whose definitions exist only where perf kvm stat is built.
  */
+#include <byteswap.h>
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +17,6 @@
 #include "stat.h"
 
 struct tep_event;
-struct tep_format_field;
 struct perf_sample;
 struct perf_time_interval;
 struct hashmap;
@@ -218,12 +218,12 @@ int kvm_events_decoder__decode(const struct kvm_events_decoder *dec,
 			       struct kvm_events_sample *out);
 
 /*
- * A field's value in @raw, of this host's byte order, or @none.  Inline,
- * like the decoding below: the readers decode every sample, and the calls
- * would cost more than the rest of it.
+ * A field's value in @raw, or @none; @swap: @raw is of the other byte
+ * order.  Inline, like the decoding below: the readers decode every
+ * sample, and the calls would cost more than the rest of it.
  */
 static inline u64 kvm_events_field__value(const u8 *raw, struct kvm_events_field_at at,
-					  u64 none)
+					  u64 none, bool swap)
 {
 	u32 v32;
 	u16 v16;
@@ -236,26 +236,27 @@ static inline u64 kvm_events_field__value(const u8 *raw, struct kvm_events_field
 		return raw[at.offset];
 	case 2:
 		memcpy(&v16, raw + at.offset, 2);
-		return v16;
+		return swap ? bswap_16(v16) : v16;
 	case 4:
 		memcpy(&v32, raw + at.offset, 4);
-		return v32;
+		return swap ? bswap_32(v32) : v32;
 	default:
 		memcpy(&v, raw + at.offset, 8);
-		return v;
+		return swap ? bswap_64(v) : v;
 	}
 }
 
 /* The fields of @raw, at least dec->min_raw_size bytes, into @out */
 static inline void kvm_events_decoder__decode_raw(const struct kvm_events_decoder *dec,
-						  const u8 *raw, struct kvm_events_sample *out)
+						  const u8 *raw, bool swap,
+						  struct kvm_events_sample *out)
 {
-	out->code = kvm_events_field__value(raw, dec->code_at, 0);
-	out->kind = kvm_events_field__value(raw, dec->kind_at, 0);
-	out->vcpu = kvm_events_field__value(raw, dec->vcpu_at, KVM_EVENTS_NO_VCPU);
-	out->isa = kvm_events_field__value(raw, dec->isa_at, dec->fixed_isa);
-	out->flag = kvm_events_field__value(raw, dec->flag_at, 0);
-	out->rip = kvm_events_field__value(raw, dec->rip_at, 0);
+	out->code = kvm_events_field__value(raw, dec->code_at, 0, swap);
+	out->kind = kvm_events_field__value(raw, dec->kind_at, 0, swap);
+	out->vcpu = kvm_events_field__value(raw, dec->vcpu_at, KVM_EVENTS_NO_VCPU, swap);
+	out->isa = kvm_events_field__value(raw, dec->isa_at, dec->fixed_isa, swap);
+	out->flag = kvm_events_field__value(raw, dec->flag_at, 0, swap);
+	out->rip = kvm_events_field__value(raw, dec->rip_at, 0, swap);
 }
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
