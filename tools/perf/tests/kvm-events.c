@@ -348,24 +348,37 @@ static bool buckets_add_up(const struct kvm_events_totals *t)
 	return u64_is(t->keyed + t->paired_end + t->filtered + t->unused, t->read);
 }
 
-/* kvm_exit with reason 30, isa SVM and vcpu 3, in either format */
-static void put_exit_raw(u8 *raw)
+/*
+ * kvm_exit with reason 30, isa SVM and vcpu 3, in either format; @swap:
+ * as a host of the other byte order writes it
+ */
+static void put_exit_raw(u8 *raw, bool swap)
 {
 	u32 reason = 30, vcpu = 3, isa = KVM_EVENTS_ISA_SVM;
 
+	if (swap) {
+		reason = bswap_32(reason);
+		vcpu = bswap_32(vcpu);
+		isa = bswap_32(isa);
+	}
 	memcpy(raw + 8, &reason, 4);
 	memcpy(raw + 24, &isa, 4);
 	memcpy(raw + 56, &vcpu, 4);
 }
 
-/* The same, as a host of the other byte order writes it */
-static void put_exit_swapped(u8 *raw)
+/* The 6.12 kvm_exit of put_exit_raw(), decoded */
+static int check_exit_decoded(const struct kvm_events_decoder *dec, struct perf_sample *sample,
+			      bool swap)
 {
-	u32 reason = bswap_32(30), vcpu = bswap_32(3), isa = bswap_32(KVM_EVENTS_ISA_SVM);
+	struct kvm_events_sample s;
 
-	memcpy(raw + 8, &reason, 4);
-	memcpy(raw + 24, &isa, 4);
-	memcpy(raw + 56, &vcpu, 4);
+	put_exit_raw(sample->raw_data, swap);
+	TEST_ASSERT_VAL("6.12 kvm_exit decoded",
+			!kvm_events_decoder__decode(dec, sample, swap, &s));
+	TEST_ASSERT_VAL("6.12 kvm_exit code", u64_is(s.code, 30));
+	TEST_ASSERT_VAL("6.12 kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
+	TEST_ASSERT_VAL("6.12 kvm_exit vcpu", u64_is(s.vcpu, 3));
+	return TEST_OK;
 }
 
 static int check_exit_6_12(struct tep_handle *tep)
@@ -382,19 +395,9 @@ static int check_exit_6_12(struct tep_handle *tep)
 	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
 	TEST_ASSERT_VAL("6.12 kvm_exit min_raw_size", u64_is(dec.min_raw_size, 60));
 	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu_at.size);
-	put_exit_raw(raw);
-	TEST_ASSERT_VAL("6.12 kvm_exit decoded",
-			!kvm_events_decoder__decode(&dec, &sample, false, &s));
-	TEST_ASSERT_VAL("6.12 kvm_exit code", u64_is(s.code, 30));
-	TEST_ASSERT_VAL("6.12 kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
-	TEST_ASSERT_VAL("6.12 kvm_exit vcpu", u64_is(s.vcpu, 3));
+	TEST_ASSERT_VAL("6.12 kvm_exit", !check_exit_decoded(&dec, &sample, false));
 	/* Recorded on a host of the other byte order */
-	put_exit_swapped(raw);
-	TEST_ASSERT_VAL("swapped 6.12 kvm_exit decoded",
-			!kvm_events_decoder__decode(&dec, &sample, true, &s));
-	TEST_ASSERT_VAL("swapped kvm_exit code", u64_is(s.code, 30));
-	TEST_ASSERT_VAL("swapped kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
-	TEST_ASSERT_VAL("swapped kvm_exit vcpu", u64_is(s.vcpu, 3));
+	TEST_ASSERT_VAL("swapped 6.12 kvm_exit", !check_exit_decoded(&dec, &sample, true));
 	/* A sample shorter than its format is refused, not read past. */
 	sample.raw_size = 59;
 	TEST_ASSERT_VAL("59-byte 6.12 kvm_exit refused",
@@ -414,7 +417,7 @@ static int check_exit_old(struct tep_handle *tep)
 	TEST_ASSERT_VAL("old kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
 	TEST_ASSERT_VAL("old kvm_exit has no vcpu_id field", !dec.vcpu_at.size);
 	TEST_ASSERT_VAL("old kvm_exit min_raw_size", u64_is(dec.min_raw_size, 28));
-	put_exit_raw(raw);
+	put_exit_raw(raw, false);
 	TEST_ASSERT_VAL("old kvm_exit decoded",
 			!kvm_events_decoder__decode(&dec, &sample, false, &s));
 	TEST_ASSERT_VAL("old kvm_exit vcpu", u64_is(s.vcpu, KVM_EVENTS_NO_VCPU));
