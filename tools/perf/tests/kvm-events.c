@@ -1125,7 +1125,7 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
 {
 	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
-	/* A few CPUs' runs are scanned, many go through a heap. */
+	/* One run goes as it lies; the others, few or many, through a tree. */
 	static const u32 nr_cpus[] = { 1, 3, 40 };
 	struct kvm_events_report queued, sorted;
 	size_t i;

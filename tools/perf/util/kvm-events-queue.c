@@ -50,7 +50,7 @@ static void kvm_events_queue__compact(struct kvm_events_queue *q)
 bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
 	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
-	void *items, *runs, *heads;
+	void *items, *runs, *heads, *tree;
 
 	if (!q->batch) {
 		q->batch = calloc(QUEUE_BATCH, sizeof(*q->batch));
@@ -71,7 +71,10 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 	heads = reallocarray(q->heads, alloc + 1, sizeof(*q->heads));
 	if (heads)
 		q->heads = heads;
-	if (!items || !runs || !heads)
+	tree = reallocarray(q->tree, 2 * (alloc + 1), sizeof(*q->tree));
+	if (tree)
+		q->tree = tree;
+	if (!items || !runs || !heads || !tree)
 		return false;
 	q->alloc = alloc;
 	if (!q->nr_runs) {
@@ -94,51 +97,6 @@ void kvm_events_queue__new_run(struct kvm_events_queue *q)
 	last->end = q->nr;
 	q->runs[q->nr_runs++] = (struct kvm_events_queue_run){ q->nr, q->nr };
 }
-
-/* Earlier in time; at the same time, read first, as the runs are */
-static bool head_before(const struct kvm_events_queue_head *a,
-			const struct kvm_events_queue_head *b)
-{
-	return a->time < b->time || (a->time == b->time && a->run < b->run);
-}
-
-static void heads_sift_down(struct kvm_events_queue_head *heap, size_t nr, size_t i)
-{
-	struct kvm_events_queue_head h = heap[i];
-
-	for (;;) {
-		size_t child = 2 * i + 1;
-
-		if (child >= nr)
-			break;
-		if (child + 1 < nr && head_before(&heap[child + 1], &heap[child]))
-			child++;
-		if (!head_before(&heap[child], &h))
-			break;
-		heap[i] = heap[child];
-		i = child;
-	}
-	heap[i] = h;
-}
-
-/*
- * The run whose head comes first among @nr: a scan, for the few runs of a
- * round (a run per CPU, and its late ones).  Ties go to the run read
- * first, as the heads are in read order.  The choice is a branch that the
- * interleaving of CPUs makes hard to predict; masks instead of it took
- * more time, as they double the instructions.
- */
-static size_t heads_first(const struct kvm_events_queue_head *heads, size_t nr)
-{
-	size_t first = 0, i;
-
-	for (i = 1; i < nr; i++)
-		first = heads[i].time < heads[first].time ? i : first;
-	return first;
-}
-
-/* More runs than this are merged through a heap. */
-#define QUEUE_SCAN_RUNS	16
 
 /* Where the samples of run @i up to @limit end: it is in time order. */
 static size_t run_prefix_end(const struct kvm_events_queue *q, size_t i, u64 limit)
@@ -167,54 +125,114 @@ static void kvm_events_queue__deliver_run(struct kvm_events_queue *q,
 	run->start = end;
 }
 
-/* The heads of the runs with samples up to @limit, in read order */
-static size_t kvm_events_queue__heads(struct kvm_events_queue *q, u64 limit)
+/*
+ * The next sample of @head, and what breaks a tie of time with another:
+ * the head of the run read first, whose leaf is lower, goes first.  An
+ * emptied head loses to all.
+ */
+static void head_next(const struct kvm_events_queue *q, struct kvm_events_queue_head *head,
+		      u32 leaf)
 {
-	size_t nr = 0, i;
+	if (head->next == head->end) {
+		head->time = UINT64_MAX;
+		head->rank = UINT32_MAX;
+	} else {
+		head->time = q->items[head->next].time;
+		head->rank = leaf;
+	}
+}
+
+static bool head_before(const struct kvm_events_queue_head *a,
+			const struct kvm_events_queue_head *b)
+{
+	return a->time < b->time || (a->time == b->time && a->rank < b->rank);
+}
+
+/*
+ * The heads of the runs with samples up to @limit, in read order, and
+ * how many samples they hold in all
+ */
+static size_t kvm_events_queue__heads(struct kvm_events_queue *q, u64 limit, u32 *nr_heads)
+{
+	size_t total = 0, i;
+	u32 nr = 0;
 
 	for (i = 0; i < q->nr_runs; i++) {
 		size_t start = q->runs[i].start, end = run_prefix_end(q, i, limit);
+		struct kvm_events_queue_head *head = &q->heads[nr];
 
-		if (start < end)
-			q->heads[nr++] = (struct kvm_events_queue_head){
-				q->items[start].time, start, end, i };
+		if (start == end)
+			continue;
+		*head = (struct kvm_events_queue_head){ .next = start, .end = end, .run = i };
+		head_next(q, head, nr++);
+		total += end - start;
 	}
-	return nr;
+	*nr_heads = nr;
+	return total;
 }
 
-/* Several runs: a k-way merge of their prefixes up to @limit */
+/*
+ * A tree of losers over @nr heads, leaf i at node nr + i: each inner node
+ * keeps the head that lost the match played there, and the winner plays
+ * on.  Returns the overall winner.
+ */
+static u32 kvm_events_queue__build_tree(struct kvm_events_queue *q, u32 nr)
+{
+	u32 *loser = q->tree, *winner = q->tree + nr, n;
+
+	for (n = nr - 1; n >= 1; n--) {
+		u32 a = 2 * n >= nr ? 2 * n - nr : winner[2 * n];
+		u32 b = 2 * n + 1 >= nr ? 2 * n + 1 - nr : winner[2 * n + 1];
+		bool b_wins = head_before(&q->heads[b], &q->heads[a]);
+
+		winner[n] = b_wins ? b : a;
+		loser[n] = b_wins ? a : b;
+	}
+	return nr > 1 ? winner[1] : 0;
+}
+
+/*
+ * Several runs: a merge of their prefixes up to @limit.  After a head
+ * gives a sample, only the matches on its path to the root are played
+ * again, so a few runs and many are merged the same way, with fewer
+ * comparisons than a scan of all heads.  Which CPU comes next stays as
+ * hard to predict: that, more than the comparisons, is what the merge
+ * costs (see the README).
+ */
 static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
 					 struct kvm_events_report *report, u64 limit)
 {
 	struct kvm_events_queue_head *heads = q->heads;
-	size_t nr_heads = kvm_events_queue__heads(q, limit), nr_batch = 0, i;
-	bool heap = nr_heads > QUEUE_SCAN_RUNS;
+	struct kvm_events_sample *batch = q->batch;
+	u32 *loser = q->tree, nr_heads, i, w;
+	size_t total = kvm_events_queue__heads(q, limit, &nr_heads), nr_batch = 0;
 
-	for (i = nr_heads / 2; heap && i-- > 0;)
-		heads_sift_down(heads, nr_heads, i);
-	while (nr_heads) {
-		size_t h = heap ? 0 : heads_first(heads, nr_heads);
-		struct kvm_events_queue_head *head = &heads[h];
+	if (!total)
+		return;
+	w = kvm_events_queue__build_tree(q, nr_heads);
+	while (total--) {
+		struct kvm_events_queue_head *head = &heads[w];
+		u32 n;
 
-		q->batch[nr_batch++] = q->items[head->next++];
+		batch[nr_batch++] = q->items[head->next++];
 		if (nr_batch == QUEUE_BATCH) {
-			kvm_events_report__add_many(report, q->batch, nr_batch);
+			kvm_events_report__add_many(report, batch, nr_batch);
 			nr_batch = 0;
 		}
-		if (head->next < head->end) {
-			head->time = q->items[head->next].time;
-		} else {
-			q->runs[head->run].start = head->end;
-			if (!heap) {
-				memmove(head, head + 1, (--nr_heads - h) * sizeof(*heads));
-				continue;
+		head_next(q, head, w);
+		for (n = (nr_heads + w) / 2; n; n /= 2) {
+			u32 l = loser[n];
+
+			if (head_before(&heads[l], head)) {
+				loser[n] = w;
+				w = l;
+				head = &heads[l];
 			}
-			heads[0] = heads[--nr_heads];
 		}
-		if (heap)
-			heads_sift_down(heads, nr_heads, 0);
 	}
-	kvm_events_report__add_many(report, q->batch, nr_batch);
+	kvm_events_report__add_many(report, batch, nr_batch);
+	for (i = 0; i < nr_heads; i++)
+		q->runs[heads[i].run].start = heads[i].end;
 }
 
 /* Drops the emptied runs but the last, which samples are added to. */
@@ -266,5 +284,6 @@ void kvm_events_queue__exit(struct kvm_events_queue *q)
 	free(q->items);
 	free(q->runs);
 	free(q->heads);
+	free(q->tree);
 	free(q->batch);
 }

@@ -20,6 +20,7 @@ struct kvm_events_queue_run {
 /* A run in the merge of a flush: its samples up to the flush's limit */
 struct kvm_events_queue_head {
 	u64				time;	/* of the next one */
+	u32				rank;	/* for ties: see head_next() */
 	size_t				next;
 	size_t				end;
 	size_t				run;
@@ -37,6 +38,7 @@ struct kvm_events_queue {
 	struct kvm_events_queue_run	*runs;	/* alloc + 1: a run per sample at most */
 	size_t				nr_runs;
 	struct kvm_events_queue_head	*heads;	/* as many */
+	u32				*tree;	/* of losers and winners over the heads */
 	struct kvm_events_sample	*batch;	/* merged samples, for the pairing */
 	u64				last_time;	/* of the last sample queued */
 	u64				flush_limit;	/* of the next round end */
