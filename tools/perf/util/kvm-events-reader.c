@@ -23,8 +23,8 @@
  * order, ties in read order.  A directory has no rounds, but each of its
  * files is in time order when each thread of perf record read one CPU's
  * buffer: they are read in passes over spans of time, which merges them.
- * When a file is not, its events are delivered in time order once all
- * are read, as perf does.
+ * When a file is found not to be, all are read again, and their events
+ * delivered in time order once all are read, as perf does.
  * Byte-swapped and compressed data, and AUX data, are left to
  * perf_session__process_events(); -v says which reader ran and why.
  *
@@ -98,13 +98,17 @@ struct reader {
 	u32				*by_id_slots;
 	u32				id_mask;
 	int				id_pos;	/* u64 index of the id, -1: none */
-	u32				time_off; /* of every evsel's samples, 0: not one */
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
 	bool				stream;	/* a pipe, or a file in its format */
 	u64				unknown_id;
-	/* Samples later than this wait for the next pass over a directory. */
-	u64				pass_last;
+	/*
+	 * A pass over a directory takes the samples from pass_first to
+	 * pass_first + pass_width: a later one waits for the next pass, an
+	 * earlier one finds a file out of order.
+	 */
+	u64				pass_first;
+	u64				pass_width;
 	u64				pass_first_later;	/* the earliest that waits */
 	u64				queued;		/* samples decoded and queued */
 	u64				lost_events;	/* PERF_RECORD_LOST */
@@ -265,11 +269,6 @@ static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 			r->layouts[r->nr_layouts++] = layout;
 		}
 	}
-	r->time_off = r->layouts[0].time_off;
-	for (i = 1; i < r->nr_layouts; i++) {
-		if (r->layouts[i].time_off != r->time_off)
-			r->time_off = 0;
-	}
 	r->stale = false;
 	return reader__index_ids(r);
 }
@@ -325,6 +324,16 @@ static int reader__decode(struct reader *r, const union perf_event *event,
 
 /* What the walk returns at a sample that waits for the next pass */
 #define READER_PAUSED	1
+/* ... and at one that an earlier pass should have taken */
+#define READER_LATE	2
+
+static int reader__outside_pass(struct reader *r, u64 time)
+{
+	if (time < r->pass_first)
+		return READER_LATE;
+	r->pass_first_later = min_t(u64, r->pass_first_later, time);
+	return READER_PAUSED;
+}
 
 /* Inline, as what it calls: -fstack-protector-all makes each call cost. */
 static __always_inline int reader__sample(struct reader *r, const union perf_event *event)
@@ -378,10 +387,8 @@ static __always_inline int reader__decode(struct reader *r, const union perf_eve
 		return -ENOMEM;
 	memcpy(pid_tid, base + layout->tid_off, sizeof(pid_tid));
 	memcpy(&s->time, base + layout->time_off, sizeof(s->time));
-	if (unlikely(s->time > r->pass_last)) {
-		r->pass_first_later = min_t(u64, r->pass_first_later, s->time);
-		return READER_PAUSED;
-	}
+	if (unlikely(s->time - r->pass_first > r->pass_width))
+		return reader__outside_pass(r, s->time);
 	r->queued++;
 	s->tp = layout->dec->tp;
 	s->pid = pid_tid[0];
@@ -669,22 +676,6 @@ static void reader__missing_files(struct reader *r)
 #define DIR_BUF_SIZE(nr)	clamp(4 * RECORD_INPUT_BUF_SIZE / (nr), 64UL << 10, \
 				      RECORD_INPUT_BUF_SIZE)
 
-/* The layout of a sample the analysis orders, and its time; NULL for any other record */
-static const struct sample_layout *reader__ordered(struct reader *r,
-						   const union perf_event *event, u64 *time)
-{
-	const struct sample_layout *layout;
-
-	if (event->header.type != PERF_RECORD_SAMPLE)
-		return NULL;
-	layout = reader__layout(r, event);
-	if (!layout || !layout->dec || layout->skip ||
-	    layout->time_off + sizeof(*time) > event->header.size - sizeof(event->header))
-		return NULL;
-	memcpy(time, (const u8 *)event->sample.array + layout->time_off, sizeof(*time));
-	return layout;
-}
-
 /*
  * Samples in a pass over a directory's inputs, about: few enough that the
  * queue stays in the caches (at 1M exits, 8K took 132 ms, 64K 147 ms).
@@ -707,6 +698,25 @@ static u64 pass_span(u64 span, u64 queued)
 	return span / queued * PASS_SAMPLES + span % queued * PASS_SAMPLES / queued;
 }
 
+/* The next pass: from after the last one to @span after the earliest sample that waits */
+static void reader__next_pass(struct reader *r, u64 span)
+{
+	u64 first = r->pass_first + r->pass_width + 1;
+	u64 last = r->pass_first_later > UINT64_MAX - span ? UINT64_MAX :
+		   r->pass_first_later + span - 1;
+
+	r->pass_first = first;
+	r->pass_width = last - first;
+	r->pass_first_later = UINT64_MAX;
+}
+
+/* Takes all samples again: a single input, or all of a directory's held */
+static void reader__no_passes(struct reader *r)
+{
+	r->pass_first = 0;
+	r->pass_width = UINT64_MAX;
+}
+
 /*
  * Each input in time order: they are read in passes over spans of time.
  * In a pass, each input, in perf's order, gives its samples up to the
@@ -715,8 +725,12 @@ static u64 pass_span(u64 span, u64 queued)
  * time would, ties to the input perf lists first, and holds one pass, not
  * the directory.  Merging the inputs sample by sample, through a heap,
  * took 205 ms where this takes 132, at 1M exits.
+ *
+ * A sample earlier than its pass is in an input out of order: *@unsorted
+ * is set to the input, and the passes stop.
  */
-static int reader__merge(struct reader *r, struct record_input *inputs, int nr)
+static int reader__passes(struct reader *r, struct record_input *inputs, int nr,
+			  const char **unsorted)
 {
 	u64 span = 1000000;	/* 1 ms, at first */
 	bool *done = calloc(nr, sizeof(*done));
@@ -724,8 +738,8 @@ static int reader__merge(struct reader *r, struct record_input *inputs, int nr)
 
 	if (!done)
 		return -ENOMEM;
-	/* The first pass finds where the samples begin. */
-	r->pass_last = 0;
+	/* The first pass, of time 0, finds where the samples begin. */
+	r->pass_first = r->pass_width = 0;
 	r->pass_first_later = UINT64_MAX;
 	while (!ret && left) {
 		u64 queued = r->queued;
@@ -734,6 +748,8 @@ static int reader__merge(struct reader *r, struct record_input *inputs, int nr)
 			if (done[i])
 				continue;
 			ret = reader__read_input(r, &inputs[i]);
+			if (ret == READER_LATE)
+				*unsorted = inputs[i].path;
 			if (ret == READER_PAUSED) {
 				ret = 0;
 			} else if (!ret) {
@@ -746,69 +762,53 @@ static int reader__merge(struct reader *r, struct record_input *inputs, int nr)
 			ret = reader__finished_round(r);
 		if (!ret)
 			ret = reader__finished_round(r);
-		if (r->pass_last)
+		if (r->pass_first)
 			span = pass_span(span, r->queued - queued);
-		r->pass_last = r->pass_first_later > UINT64_MAX - span ? UINT64_MAX :
-			       r->pass_first_later + span - 1;
-		r->pass_first_later = UINT64_MAX;
+		reader__next_pass(r, span);
 	}
-	r->pass_last = UINT64_MAX;
+	reader__no_passes(r);
 	free(done);
-	return ret;
+	return ret == READER_LATE ? 0 : ret;
 }
 
-/*
- * The time of any sample, when every evsel's samples keep it at one
- * place, as perf record writes them: a cheaper look than by each
- * sample's layout.  Otherwise, of the samples the analysis orders.
- */
-static bool reader__scan_time(struct reader *r, const union perf_event *event, u64 *time)
+/* The pairing side of a restart: nothing queued, nothing paired */
+static int reader__forget(struct reader *r)
 {
-	if (!r->time_off)
-		return reader__ordered(r, event, time);
-	if (event->header.type != PERF_RECORD_SAMPLE ||
-	    r->time_off + sizeof(*time) > event->header.size - sizeof(event->header))
-		return false;
-	memcpy(time, (const u8 *)event->sample.array + r->time_off, sizeof(*time));
-	return true;
+	const struct kvm_events_analysis *analysis = r->report->analysis;
+	struct kvm_events_options opts = r->report->opts;
+
+	kvm_events_queue__exit(&r->queue);
+	memset(&r->queue, 0, sizeof(r->queue));
+	kvm_events_report__exit(r->report);
+	return kvm_events_report__init(r->report, analysis, &opts);
 }
 
-/*
- * perf record --threads writes no rounds: each of its files is in time
- * order when a thread reads one CPU's buffer, as by default.  Finds the
- * first input that is not, reading them all once, and goes back to
- * their starts.
- */
-static int reader__dir_unsorted(struct reader *r, struct record_input *inputs, int nr,
-				const char **unsorted)
+/* Marks, for the pairing thread, where the reading starts again */
+#define RESTART		(KVM_TP__NR + 1)
+
+/* Reading starts again from the inputs' starts: forgets what was counted and paired. */
+static int reader__restart(struct reader *r, struct record_input *inputs, int nr)
 {
-	int i, err = 0;
+	struct kvm_events_sample *mark;
+	int i, ret = 0;
 
-	for (i = 0; !err && !*unsorted && i < nr; i++) {
-		struct record_input *in = &inputs[i];
-		union perf_event *event;
-		u64 last = 0, time;
-
-		while ((event = record_input__next(in, &err))) {
-			if (reader__scan_time(r, event, &time)) {
-				if (time < last) {
-					*unsorted = in->path;
-					break;
-				}
-				last = time;
-			}
-			record_input__advance(in);
-		}
-	}
-	for (i = 0; !err && i < nr; i++)
-		err = record_input__rewind(&inputs[i]);
-	return err;
+	memset(r->skipped, 0, sizeof(r->skipped));
+	r->unknown_id = r->lost_events = r->lost_chunks = r->lost_samples = 0;
+	for (i = 0; !ret && i < nr; i++)
+		ret = record_input__rewind(&inputs[i]);
+	if (ret || !r->pipe)
+		return ret ?: reader__forget(r);
+	mark = reader__next(r);
+	if (!mark)
+		return -ENOMEM;
+	mark->tp = RESTART;
+	return reader__push(r, mark);
 }
 
 /*
- * The header file's data section and each data.N file: merged in time
- * order, or when a file is not, read in turn and ordered at the end, as
- * perf does.
+ * The header file's data section and each data.N file: read in passes
+ * while each is in time order.  When one is found not to be, all are read
+ * again, and their events ordered at the end, as perf does.
  */
 static int reader__read_dir(struct reader *r)
 {
@@ -831,13 +831,13 @@ static int reader__read_dir(struct reader *r)
 	for (i = 0; !ret && i < nr; i++)
 		ret = record_input__rewind(&inputs[i]);
 	if (!ret)
-		ret = reader__dir_unsorted(r, inputs, nr, &unsorted);
+		ret = reader__passes(r, inputs, nr, &unsorted);
 	if (!ret && !unsorted) {
 		pr_debug("%s: its %d files merged in time order\n", r->path, nr);
-		ret = reader__merge(r, inputs, nr);
 	} else if (!ret) {
 		pr_debug("%s: %s is not in time order: all its events are held and sorted\n",
 			 r->path, unsorted);
+		ret = reader__restart(r, inputs, nr);
 		for (i = 0; !ret && i < nr; i++)
 			ret = reader__read_input(r, &inputs[i]);
 	}
@@ -881,6 +881,8 @@ static int reader__order(struct reader *r, const struct kvm_events_sample *item)
 		kvm_events_queue__round_end(&r->queue, r->report);
 		return 0;
 	}
+	if (item->tp == RESTART)
+		return reader__forget(r);
 	s = kvm_events_queue__slot(&r->queue);
 	if (!s)
 		return -ENOMEM;
@@ -976,7 +978,7 @@ int kvm_events_read(struct kvm_events_input *input,
 		.no_rounds	= perf_data__is_dir(data),
 		.stream		= perf_data__is_pipe(data),
 		.id_pos		= -1,
-		.pass_last	= UINT64_MAX,
+		.pass_width	= UINT64_MAX,
 	};
 	const char *why = reader__cannot_read(session);
 	int i, ret = 0;
