@@ -104,7 +104,9 @@ bench_input() {
 	reader=$($perf kvm-events report -v -i $path < "$input" 2>&1 >/dev/null |
 		 sed -n -e "s/.*read by \(kvm-events' own reader\|perf's session code\)\(, as a\|:\) *//p" \
 			-e "s/.* files \(merged\) in time order/, \1/p" \
-			-e "s/.*not in time order: all its events are \(held\).*/, \1/p" | tr -d '\n')
+			-e "s/.*not in time order: all its events are \(held\).*/, \1/p" \
+			-e "s/.*read in \(two parts\) at once.*/, in \1/p" \
+			-e "s/.*read in one part: \(.*\)/, one part: \1/p" | tr -d '\n')
 	for ((r = 0; r < runs; r++)); do
 		for i in 0 1 2 3; do
 			# shellcheck disable=SC2086

@@ -651,7 +651,7 @@ static int read_session(struct kvm_events *kvm,
 /* What the command line asks for */
 static struct kvm_events_args args = {
 	.input		= "perf.data",
-	.threads	= 1,
+	.threads	= 0,
 	.delay		= 1,
 };
 
@@ -687,7 +687,7 @@ static int parse_threads(const struct option *opt, const char *arg, int unset)
 	char *end;
 	long v;
 
-	*threads = 1;
+	*threads = 0;
 	if (unset)
 		return 0;
 	v = strtol(arg, &end, 10);
@@ -1062,7 +1062,7 @@ static const struct option report_options[] = {
 	OPT_CALLBACK_NOOPT(0, "csv", &args.view.format, NULL,
 			   "print every statistic as CSV", parse_format),
 	OPT_CALLBACK(0, "threads", &args.threads, "n",
-		     "1 (default): read and pair in one thread, 2: read in a second one",
+		     "1: read and pair in one thread, 2: read in a second one; default: a large file in two parts at once",
 		     parse_threads),
 	/* For the tests: they compare the two readers. */
 	OPT_BOOLEAN_FLAG(0, "generic-reader", &args.generic_reader,

@@ -81,7 +81,8 @@ ssize_t record_input__refill(struct record_input *in)
 	if (n < 0) {
 		int err = errno;
 
-		pr_err("%s: cannot read: %s\n", in->path, strerror(err));
+		if (!in->quiet)
+			pr_err("%s: cannot read: %s\n", in->path, strerror(err));
 		return -err;
 	}
 	in->len += n;
@@ -91,7 +92,7 @@ ssize_t record_input__refill(struct record_input *in)
 
 void record_input__end(struct record_input *in)
 {
-	if (in->len > in->head)
+	if (in->len > in->head && !in->quiet && !in->more)
 		pr_warning("%s: the data ends in a record cut after %zu bytes\n",
 			   in->path, in->len - in->head);
 }
@@ -100,6 +101,8 @@ int record_input__bad(struct record_input *in, u64 size, u64 payload)
 {
 	unsigned long long offset = in->offset + in->head;
 
+	if (in->quiet)
+		return -EINVAL;
 	if (payload)
 		pr_err("%s: record at offset %#llx says %llu bytes follow it\n",
 		       in->path, offset, (unsigned long long)payload);

@@ -25,6 +25,8 @@ struct record_input {
 	int		fd;
 	const char	*path;
 	bool		stream;		/* payloads follow records; perf's own are unpadded */
+	bool		quiet;		/* what is wrong is said by who reads it again */
+	bool		more;		/* its end is not the data's: no record is cut there */
 	u8		*buf;
 	size_t		alloc;
 	size_t		len;		/* bytes in buf */

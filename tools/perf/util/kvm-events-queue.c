@@ -11,6 +11,7 @@
  * the queue instead moved every sample through memory several times, in
  * two rounds' sorts.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,15 +273,112 @@ void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_repor
  * perf's rule: at the end of a round, what came before the previous one
  * ended can be delivered, nothing older will come.
  */
+/*
+ * A second part's first round: its samples may be due before some that
+ * the first part has queued, so they are held for it, all of them.
+ * Nothing was delivered yet: the array holds them in read order.
+ */
+static void kvm_events_queue__hold(struct kvm_events_queue *q)
+{
+	q->held = q->items;
+	q->nr_held = q->nr;
+	q->items = NULL;
+	q->nr = q->alloc = q->nr_runs = 0;
+	q->last_time = 0;
+}
+
 void kvm_events_queue__round_end(struct kvm_events_queue *q, struct kvm_events_report *report)
 {
+	if (q->rounds && !q->nr_rounds)
+		kvm_events_queue__hold(q);
+	/*
+	 * The first part's samples are no later than the second round's
+	 * earliest (see kvm_events_queue__follows()), nor the held ones
+	 * than the first round's latest.
+	 */
+	if (q->rounds && q->nr_rounds == 1)
+		kvm_events_report__defer_until(report, max(q->rounds[0].max_time,
+							   q->round_min));
+	if (q->rounds && q->nr_rounds <= KVM_EVENTS_QUEUE_ROUNDS) {
+		if (q->nr_rounds < KVM_EVENTS_QUEUE_ROUNDS)
+			q->rounds[q->nr_rounds] = (struct kvm_events_queue_round){
+				q->round_min, q->max_time };
+		q->nr_rounds++;
+	}
+	q->round_min = UINT64_MAX;
 	kvm_events_queue__flush(q, report, q->flush_limit);
 	q->last_flush = q->flush_limit;
 	q->flush_limit = q->max_time;
 }
 
+void kvm_events_queue__init(struct kvm_events_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->round_min = UINT64_MAX;	/* none read in the first round yet */
+}
+
+int kvm_events_queue__keep_rounds(struct kvm_events_queue *q)
+{
+	q->rounds = calloc(KVM_EVENTS_QUEUE_ROUNDS, sizeof(*q->rounds));
+	return q->rounds ? 0 : -ENOMEM;
+}
+
+/*
+ * Whether the samples of @second, the rounds read after those of @first,
+ * are delivered in the order one queue of both would give: neither
+ * found a sample out of order, @first has none read since its last
+ * round, and no sample of @second is earlier than where one queue would
+ * have flushed before reading it.  That limit is the previous round's
+ * latest sample: @first's before the second's first round, then the
+ * latest of @first's and the second's rounds up to the one before.
+ */
+bool kvm_events_queue__follows(const struct kvm_events_queue *second,
+			       const struct kvm_events_queue *first)
+{
+	u64 limit = first->last_flush;
+	u32 i;
+
+	if (first->out_of_order || second->out_of_order || first->round_min != UINT64_MAX)
+		return false;
+	for (i = 0; i <= second->nr_rounds; i++) {
+		u64 min_time;
+
+		if (i >= KVM_EVENTS_QUEUE_ROUNDS)
+			return false;
+		/* The samples after the last round end count as a round. */
+		min_time = i < second->nr_rounds ? second->rounds[i].min_time : second->round_min;
+		if (min_time < limit)
+			return false;
+		limit = i ? max(first->max_time, second->rounds[i - 1].max_time) :
+			    first->max_time;
+		/* From here on, the second's own flushes are one queue's. */
+		if (i && second->rounds[i - 1].max_time >= first->max_time)
+			return true;
+	}
+	return true;
+}
+
+/* Queues @nr samples, read after those queued */
+int kvm_events_queue__add(struct kvm_events_queue *q, const struct kvm_events_sample *s,
+			  size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		struct kvm_events_sample *slot = kvm_events_queue__slot(q);
+
+		if (!slot)
+			return -ENOMEM;
+		*slot = s[i];
+		kvm_events_queue__push(q, slot);
+	}
+	return 0;
+}
+
 void kvm_events_queue__exit(struct kvm_events_queue *q)
 {
+	free(q->rounds);
+	free(q->held);
 	free(q->items);
 	free(q->runs);
 	free(q->heads);

@@ -26,6 +26,15 @@ struct kvm_events_queue_head {
 	size_t				run;
 };
 
+/* A round of a file's second part: its earliest sample, the latest read by its end */
+struct kvm_events_queue_round {
+	u64				min_time;
+	u64				max_time;
+};
+
+/* The rounds a second part keeps, to be checked against the first part */
+#define KVM_EVENTS_QUEUE_ROUNDS	64
+
 /*
  * Decoded samples not yet delivered, as runs in read order.  Delivering
  * moves the runs' starts, not the samples: those no later than a flush's
@@ -45,6 +54,13 @@ struct kvm_events_queue {
 	u64				last_flush;
 	u64				max_time;
 	u64				out_of_order;	/* older than the last flush */
+	u64				round_min;	/* of this round's samples */
+	/* A second part's first rounds, or NULL */
+	struct kvm_events_queue_round	*rounds;
+	u32				nr_rounds;
+	/* ...and the samples of the first, held for the first part */
+	struct kvm_events_sample	*held;
+	size_t				nr_held;
 };
 
 /* Makes room for one more sample; false when out of memory */
@@ -71,6 +87,8 @@ static inline void kvm_events_queue__push(struct kvm_events_queue *q,
 		q->out_of_order++;
 	if (s->time > q->max_time)
 		q->max_time = s->time;
+	if (s->time < q->round_min)
+		q->round_min = s->time;
 	if (unlikely(s->time < q->last_time))
 		kvm_events_queue__new_run(q);
 	q->last_time = s->time;
@@ -81,6 +99,13 @@ static inline void kvm_events_queue__push(struct kvm_events_queue *q,
 void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_report *report,
 			     u64 limit);
 void kvm_events_queue__round_end(struct kvm_events_queue *q, struct kvm_events_report *report);
+void kvm_events_queue__init(struct kvm_events_queue *q);
+/* For the second part of a file: keeps its first rounds */
+int kvm_events_queue__keep_rounds(struct kvm_events_queue *q);
+bool kvm_events_queue__follows(const struct kvm_events_queue *second,
+			       const struct kvm_events_queue *first);
+int kvm_events_queue__add(struct kvm_events_queue *q, const struct kvm_events_sample *s,
+			  size_t nr);
 void kvm_events_queue__exit(struct kvm_events_queue *q);
 
 #endif /* __PERF_KVM_EVENTS_QUEUE_H */

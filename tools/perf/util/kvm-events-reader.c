@@ -101,6 +101,8 @@ struct reader {
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
 	bool				stream;	/* a pipe, or a file in its format */
+	bool				split;	/* a large file may be read in two parts */
+	bool				second_part; /* of a file read in two */
 	u64				unknown_id;
 	/*
 	 * A pass over a directory takes the samples from pass_first to
@@ -394,6 +396,9 @@ static __always_inline int reader__decode(struct reader *r, const union perf_eve
 	kvm_events_decoder__decode_raw(layout->dec, base + raw_off + 4, false, s);
 	return reader__push(r, s);
 bad:
+	/* The first part reads it again and says what is wrong. */
+	if (r->second_part)
+		return -EINVAL;
 	pr_err("%s: a %s sample of %u bytes is shorter than its format\n",
 	       r->path, kvm_tp_role__name(layout->dec->tp), size);
 	return -EINVAL;
@@ -413,9 +418,16 @@ static int reader__finished_round(struct reader *r)
 	return reader__push(r, mark);
 }
 
+/* What a second part returns at what only the first can handle */
+#define READER_NOT_ALONE	3
+
 static int reader__comm(struct reader *r, union perf_event *event)
 {
 	struct perf_sample sample = { 0 };
+
+	/* The threads are the first part's: it reads the file on from there. */
+	if (r->second_part)
+		return READER_NOT_ALONE;
 
 	/* For the names of --per-vm; when it came does not matter. */
 	return machine__process_comm_event(r->machine, event, &sample);
@@ -618,10 +630,208 @@ static int reader__read_fd(struct reader *r, u64 start, u64 size)
 	return ret;
 }
 
+/* A file is read in two parts at once from this size of data on. */
+#define SPLIT_MIN_BYTES		(64ULL << 20)
+/* How far past the middle a round end is looked for */
+#define SPLIT_SEARCH_BYTES	(1U << 20)
+
+/*
+ * Where the second part starts: after the first round end past the
+ * middle, 0 if there is none there.  Records are not marked in the file,
+ * so this is a guess: the first part checks it by reading up to it.
+ */
+static u64 reader__split_point(struct reader *r, u64 end)
+{
+	u64 from = r->offset + (end - r->offset) / 2 / 8 * 8, *buf, found = 0;
+	ssize_t n;
+	size_t i;
+
+	buf = malloc(SPLIT_SEARCH_BYTES);
+	if (!buf)
+		return 0;
+	n = pread(r->fd, buf, min_t(u64, SPLIT_SEARCH_BYTES, end - from), from);
+	for (i = 0; n > 0 && i < (size_t)n / 8; i++) {
+		struct perf_event_header h;
+
+		memcpy(&h, &buf[i], sizeof(h));
+		if (h.type == PERF_RECORD_FINISHED_ROUND && h.size == sizeof(h) && !h.misc) {
+			found = from + (i + 1) * 8;
+			break;
+		}
+	}
+	free(buf);
+	return found < end ? found : 0;
+}
+
+/* The second part of a file, in a thread of its own */
+struct reader_part {
+	struct reader			r;
+	struct kvm_events_report	report;
+	struct record_input		in;
+	int				ret;
+};
+
+static void *reader__part_thread(void *arg)
+{
+	struct reader_part *part = arg;
+
+	part->ret = record_input__rewind(&part->in);
+	if (!part->ret)
+		part->ret = reader__read_input(&part->r, &part->in);
+	/* Cut in a record: the first part's reading tells. */
+	if (!part->ret && part->in.len > part->in.head)
+		part->ret = -EINVAL;
+	if (!part->ret)
+		kvm_events_queue__flush(&part->r.queue, part->r.report, (u64)-1);
+	return NULL;
+}
+
+static int reader_part__init(struct reader_part *part, struct reader *r, u64 start, u64 size)
+{
+	const struct kvm_events_report *report = r->report;
+	int ret;
+
+	part->r = *r;
+	part->r.report = &part->report;
+	part->r.second_part = true;
+	memset(part->r.skipped, 0, sizeof(part->r.skipped));
+	part->r.unknown_id = part->r.lost_events = 0;
+	part->r.lost_chunks = part->r.lost_samples = 0;
+	kvm_events_queue__init(&part->r.queue);
+	ret = kvm_events_queue__keep_rounds(&part->r.queue);
+	part->r.fd = open(r->path, O_RDONLY);
+	if (!ret && part->r.fd < 0)
+		ret = -errno;
+	if (!ret)
+		ret = kvm_events_report__init(&part->report, report->analysis, &report->opts);
+	if (!ret)
+		kvm_events_report__second_part(&part->report);
+	if (!ret)
+		ret = record_input__init(&part->in, part->r.fd, r->path, start, size,
+					 RECORD_INPUT_BUF_SIZE, false);
+	part->in.quiet = true;
+	return ret;
+}
+
+static void reader_part__exit(struct reader_part *part)
+{
+	record_input__exit(&part->in);
+	kvm_events_report__exit(&part->report);
+	kvm_events_queue__exit(&part->r.queue);
+	close(part->r.fd);
+}
+
+/*
+ * Why the parts cannot be joined as if one reader had read both, or
+ * NULL: the first must have read up to the second's start, both without
+ * an error, and one queue would have delivered the second's samples in
+ * the order it did.
+ */
+static const char *reader__cannot_join(struct reader *r, struct record_input *in,
+				       struct reader_part *part)
+{
+	if (part->ret == READER_NOT_ALONE)
+		return "the second part has a COMM record";
+	if (in->len > in->head)
+		return "no record starts where the second part was to";
+	if (part->ret)
+		return "the second part cannot be read alone";
+	if (!kvm_events_queue__follows(&part->r.queue, &r->queue))
+		return "the samples around the parts' boundary are out of order";
+	if (!kvm_events_report__can_join(&part->report))
+		return "the second part holds too many samples back";
+	return NULL;
+}
+
+/*
+ * The first part's queue takes the samples the second held back that may
+ * be due before some of its own: its first round, and what came before
+ * the first part's latest sample.  The second's report is joined to it
+ * once they are delivered.
+ */
+static int reader__join(struct reader *r, struct reader_part *part)
+{
+	const struct kvm_events_queue *q = &part->r.queue;
+	const struct kvm_events_sample *held;
+	size_t nr;
+	int i, ret;
+
+	nr = kvm_events_report__held(&part->report, &held);
+	ret = kvm_events_queue__add(&r->queue, q->held, q->nr_held);
+	if (!ret)
+		ret = kvm_events_queue__add(&r->queue, held, nr);
+	kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
+	if (!ret)
+		ret = kvm_events_report__join(r->report, &part->report);
+	for (i = 0; i < KVM_TP__NR; i++)
+		r->skipped[i] += part->r.skipped[i];
+	r->unknown_id += part->r.unknown_id;
+	r->lost_events += part->r.lost_events;
+	r->lost_chunks += part->r.lost_chunks;
+	r->lost_samples += part->r.lost_samples;
+	return ret;
+}
+
+/*
+ * A large file in two parts, one in a thread of its own.  When they
+ * cannot be joined exactly, the first part's reader reads on into the
+ * second, as if there had been only one.
+ */
+static int reader__read_parts(struct reader *r, u64 end, u64 split)
+{
+	struct reader_part part = { .ret = 0 };
+	struct record_input in;
+	const char *why;
+	pthread_t thread;
+	int ret;
+
+	ret = record_input__init(&in, r->fd, r->path, r->offset, split - r->offset,
+				 RECORD_INPUT_BUF_SIZE, false);
+	if (ret)
+		return ret;
+	in.more = true;
+	ret = reader_part__init(&part, r, split, end - split);
+	if (!ret && pthread_create(&thread, NULL, reader__part_thread, &part))
+		ret = -EAGAIN;
+	if (ret) {
+		pr_debug("%s: read in one part: no second reader (%s)\n", r->path,
+			 strerror(-ret));
+		reader_part__exit(&part);
+		record_input__exit(&in);
+		return reader__read_fd(r, r->offset, end - r->offset);
+	}
+	ret = record_input__rewind(&in);
+	if (!ret)
+		ret = reader__read_input(r, &in);
+	pthread_join(thread, NULL);
+	why = ret ? NULL : reader__cannot_join(r, &in, &part);
+	if (!ret && !why) {
+		pr_debug("%s: read in two parts at once, joined at byte %" PRIu64 "\n",
+			 r->path, split);
+		ret = reader__join(r, &part);
+	} else if (!ret) {
+		pr_debug("%s: read in one part: %s\n", r->path, why);
+		in.more = false;
+		in.limit += end - split;
+		ret = reader__read_input(r, &in);
+	}
+	reader_part__exit(&part);
+	record_input__exit(&in);
+	return ret;
+}
+
 /* A file's data section, up to where the file ends if it was cut short */
 static int reader__read_section(struct reader *r)
 {
-	return reader__read_fd(r, r->offset, reader__data_end(r) - r->offset);
+	u64 end = reader__data_end(r);
+
+	if (r->split && end - r->offset >= SPLIT_MIN_BYTES) {
+		u64 split = reader__split_point(r, end);
+
+		if (split)
+			return reader__read_parts(r, end, split);
+	}
+	return reader__read_fd(r, r->offset, end - r->offset);
 }
 
 /* A stream's records, after the 16 bytes of its header */
@@ -788,7 +998,7 @@ static int reader__forget(struct reader *r)
 	struct kvm_events_options opts = r->report->opts;
 
 	kvm_events_queue__exit(&r->queue);
-	memset(&r->queue, 0, sizeof(r->queue));
+	kvm_events_queue__init(&r->queue);
 	kvm_events_report__exit(r->report);
 	return kvm_events_report__init(r->report, analysis, &opts);
 }
@@ -1007,6 +1217,9 @@ int kvm_events_read(struct kvm_events_input *input,
 	}
 	*handled = true;
 	pr_debug("%s: read by kvm-events' own reader, as a %s\n", r.path, input_kind(data));
+	kvm_events_queue__init(&r.queue);
+	r.split = !input->threads && !report->opts.top && !report->opts.heatmap &&
+		  sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	if (input->threads > 1)
 		ret = reader__run_threaded(&r);
 	else

@@ -293,6 +293,17 @@ void kvm_events_report__add(struct kvm_events_report *report,
 void kvm_events_report__add_many(struct kvm_events_report *report,
 				 const struct kvm_events_sample *s, size_t nr);
 void kvm_events_report__finish(struct kvm_events_report *report);
+/*
+ * A file read in two parts at once: the second part's report holds back
+ * what needs the first's state, and is joined to it at the end.
+ */
+void kvm_events_report__second_part(struct kvm_events_report *report);
+void kvm_events_report__defer_until(struct kvm_events_report *report, u64 time);
+bool kvm_events_report__can_join(const struct kvm_events_report *second);
+size_t kvm_events_report__held(const struct kvm_events_report *second,
+			       const struct kvm_events_sample **held);
+int kvm_events_report__join(struct kvm_events_report *first,
+			    const struct kvm_events_report *second);
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 					      const char *name);
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,

@@ -29,6 +29,12 @@
 /* Direct-mapped caches in front of the maps, for the per-sample lookups */
 #define PAIRING_CACHE	64
 
+/*
+ * The samples a second part holds back, at most: past that, the parts
+ * cannot be joined (a thread that never begins an interval).
+ */
+#define DEFERRED_MAX	(64 * 1024)
+
 struct vcpu_state;
 
 /* The engine's own state of a report */
@@ -39,6 +45,17 @@ struct kvm_events_pairing {
 	struct kvm_events_key	*key_cache[PAIRING_CACHE];
 	struct vcpu_state	*vcpu_cache[PAIRING_CACHE];
 	u32			alloc_top;
+	/*
+	 * A report of the second part of a file: a thread's samples wait for
+	 * the first part's state of it, up to one that sets its state anew.
+	 */
+	bool			second_part;
+	bool			vcpu_matters;	/* to a filter or the grouping */
+	bool			cannot_join;
+	u64			defer_until;
+	struct kvm_events_sample *deferred;
+	size_t			nr_deferred;
+	size_t			alloc_deferred;
 };
 
 /*
@@ -56,6 +73,7 @@ struct vcpu_state {
 	u64	pending_key;
 	u64	rip;		/* of the last exit */
 	u64	begin_rip;	/* of the exit the interval began in */
+	bool	started;	/* in a second part: its state is its own */
 };
 
 /* How a sample's interval was resolved */
@@ -138,6 +156,8 @@ int kvm_events_report__init(struct kvm_events_report *report,
 		report->opts = *opts;
 	pairing->filtering = report->opts.nr_vcpu_ranges || report->opts.pids ||
 			     report->opts.nr_time_ranges || report->opts.min_duration;
+	pairing->vcpu_matters = report->opts.nr_vcpu_ranges ||
+				report->opts.group == KVM_EVENTS_GROUP_VCPU;
 	keys = hashmap__new(key_hash, key_equal, NULL);
 	vcpus = hashmap__new(tid_hash, tid_equal, NULL);
 	pairing->keys = IS_ERR(keys) ? NULL : keys;
@@ -182,6 +202,7 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 			free(cur->pvalue);
 		hashmap__free(report->pairing->vcpus);
 	}
+	free(report->pairing->deferred);
 	zfree(&report->top);
 	zfree(&report->pairing);
 	kvm_events_heatmap__delete(report->heatmap);
@@ -205,6 +226,7 @@ static noinline struct vcpu_state *vcpu_state__find(struct kvm_events_report *re
 	vcpu->tid = s->tid;
 	vcpu->pid = s->pid;
 	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
+	vcpu->started = !report->pairing->second_part;
 	if (hashmap__add(report->pairing->vcpus, s->tid, vcpu)) {
 		free(vcpu);
 		return NULL;
@@ -637,6 +659,82 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
+/* Whether the interval before @s tells how @s is accounted */
+static bool needs_interval(const struct kvm_events_analysis *analysis,
+			   const struct kvm_events_sample *s)
+{
+	u64 key, duration;
+
+	if (analysis->begin(s, &key) || analysis->end(s, &key))
+		return true;
+	if (analysis->whole && analysis->whole(s, &key, &duration))
+		return false;
+	/* Without a key to refine, it is of no use: no interval can make it one. */
+	return analysis->refine;
+}
+
+/*
+ * A second part's sample of a thread not yet started in it: held for the
+ * first part, where it is accounted, with what it tells of the thread
+ * kept as report__add() keeps it.  A begin or an end sets the thread's
+ * interval whatever came before: the first one after every sample of the
+ * first part, with the vcpu id known where it matters, starts the thread
+ * here, in the state it leaves there.
+ */
+static noinline bool vcpu_state__defer(struct kvm_events_report *report,
+				       struct vcpu_state *vcpu,
+				       const struct kvm_events_sample *s)
+{
+	struct kvm_events_pairing *pairing = report->pairing;
+	bool known = s->time > pairing->defer_until &&
+		     (!pairing->vcpu_matters || s->vcpu != KVM_EVENTS_NO_VCPU ||
+		      (vcpu->pid == s->pid && vcpu->vcpu != KVM_EVENTS_NO_VCPU));
+	u64 key;
+
+	/* A sample that needs nothing of the interval is accounted here. */
+	if (known && !needs_interval(report->analysis, s))
+		return false;
+	if (pairing->nr_deferred == pairing->alloc_deferred) {
+		size_t alloc = pairing->alloc_deferred ? pairing->alloc_deferred * 2 : 256;
+		void *grown = NULL;
+
+		if (alloc <= DEFERRED_MAX)
+			grown = reallocarray(pairing->deferred, alloc, sizeof(*s));
+		if (!grown) {
+			pairing->cannot_join = true;
+			return true;
+		}
+		pairing->deferred = grown;
+		pairing->alloc_deferred = alloc;
+	}
+	pairing->deferred[pairing->nr_deferred++] = *s;
+	if (vcpu->pid != s->pid) {
+		vcpu->pid = s->pid;
+		vcpu->vcpu = KVM_EVENTS_NO_VCPU;
+		vcpu->rip = 0;
+	}
+	if (s->vcpu != KVM_EVENTS_NO_VCPU)
+		vcpu->vcpu = s->vcpu;
+	if (s->tp == KVM_TP_EXIT)
+		vcpu->rip = s->rip;
+	if (!known)
+		return true;
+	if (report->analysis->begin(s, &key)) {
+		vcpu->open = true;
+		vcpu->begin_time = s->time;
+		vcpu->begin_rip = vcpu->rip;
+		vcpu->pending = key != KVM_EVENTS_NO_KEY;
+		vcpu->pending_key = key;
+	} else if (report->analysis->end(s, &key)) {
+		vcpu->open = false;
+		vcpu->pending = false;
+	} else {
+		return true;
+	}
+	vcpu->started = true;
+	return true;
+}
+
 /* Inline, for the callers that hand samples over in runs */
 static __always_inline void report__add(struct kvm_events_report *report,
 					const struct kvm_events_sample *s)
@@ -649,13 +747,15 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		kvm_events_report__skip(report, s->tp, 1);
 		return;
 	}
+	vcpu = vcpu_state__get(report, s);
+	if (unlikely(vcpu && !vcpu->started) && vcpu_state__defer(report, vcpu, s))
+		return;
 	report->totals.read++;
 	report->totals.by_tp[s->tp]++;
 	/* They come in time order. */
 	if (!report->totals.first_time)
 		report->totals.first_time = s->time;
 	report->totals.last_time = s->time;
-	vcpu = vcpu_state__get(report, s);
 	if (!vcpu) {
 		report->totals.no_memory++;
 		return;
@@ -713,6 +813,147 @@ void kvm_events_report__finish(struct kvm_events_report *report)
 
 	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
 		vcpu_state__cut(report, cur->pvalue);
+}
+
+/*
+ * Makes @report that of the second part of a file, joined to the first's
+ * at the end.  Until kvm_events_report__defer_until() says, any sample
+ * may be due before one of the first part's.
+ */
+void kvm_events_report__second_part(struct kvm_events_report *report)
+{
+	report->pairing->second_part = true;
+	report->pairing->defer_until = UINT64_MAX;
+}
+
+/* No sample of the first part is later than @time. */
+void kvm_events_report__defer_until(struct kvm_events_report *report, u64 time)
+{
+	report->pairing->defer_until = time;
+}
+
+/* Whether the second part held back no more than it could */
+bool kvm_events_report__can_join(const struct kvm_events_report *second)
+{
+	return !second->pairing->cannot_join;
+}
+
+/*
+ * What the second part held back that may be due before some of the
+ * first part's samples, which the first orders with its own: how many,
+ * from *@held on.  They come first: all were handed over in time order.
+ */
+size_t kvm_events_report__held(const struct kvm_events_report *second,
+			       const struct kvm_events_sample **held)
+{
+	const struct kvm_events_pairing *pairing = second->pairing;
+	size_t i;
+
+	for (i = 0; i < pairing->nr_deferred; i++) {
+		if (pairing->deferred[i].time > pairing->defer_until)
+			break;
+	}
+	*held = pairing->deferred;
+	return i;
+}
+
+/* The mean and M2 of two sets of values from theirs (Chan et al.) */
+static void stats__join(struct stats *to, const struct stats *from)
+{
+	double n = to->n + from->n, delta = from->mean - to->mean;
+
+	if (!from->n)
+		return;
+	to->mean += delta * from->n / n;
+	to->M2 += from->M2 + delta * delta * to->n * from->n / n;
+	to->n = n;
+	to->min = min(to->min, from->min);
+	to->max = max(to->max, from->max);
+}
+
+static int key__join(struct kvm_events_report *report, const struct kvm_events_key *from)
+{
+	struct kvm_events_key *to = key__find(report, from->key, from->group, from->pid);
+	int i;
+
+	if (!to)
+		return -ENOMEM;
+	to->samples += from->samples;
+	to->timed += from->timed;
+	to->total_ns += from->total_ns;
+	stats__join(&to->stats, &from->stats);
+	if (to->dist && from->dist && latency_dist__join(to->dist, from->dist))
+		return -ENOMEM;
+	for (i = 0; to->log2_ns && from->log2_ns && i < KVM_EVENTS_LOG2_BUCKETS; i++)
+		to->log2_ns[i] += from->log2_ns[i];
+	return 0;
+}
+
+static void totals__join(struct kvm_events_totals *to, const struct kvm_events_totals *from)
+{
+	int i;
+
+	to->read += from->read;
+	to->keyed += from->keyed;
+	to->paired_end += from->paired_end;
+	to->no_end += from->no_end;
+	to->no_begin += from->no_begin;
+	to->filtered += from->filtered;
+	to->unused += from->unused;
+	to->no_memory += from->no_memory;
+	to->total_ns += from->total_ns;
+	for (i = 0; i < KVM_TP__NR; i++)
+		to->by_tp[i] += from->by_tp[i];
+}
+
+/* The span of the samples read, as if @s had been read too */
+static void totals__span(struct kvm_events_totals *totals, u64 time)
+{
+	if (!totals->first_time || time < totals->first_time)
+		totals->first_time = time;
+	totals->last_time = max(totals->last_time, time);
+}
+
+/*
+ * Joins the report of a file's second part to the first's, once the
+ * first was handed the samples kvm_events_report__held() gives: the rest
+ * of those the second held back follow, in their order; the threads that
+ * began an interval in the second go on from its state, and its keys and
+ * totals are added.  Only the mean and M2 of --stddev differ from those of
+ * one report of all the samples, in the last bits of a double.
+ */
+int kvm_events_report__join(struct kvm_events_report *first,
+			    const struct kvm_events_report *second)
+{
+	const struct kvm_events_pairing *pairing = second->pairing;
+	struct kvm_events_totals span = first->totals;
+	const struct kvm_events_sample *held;
+	struct hashmap_entry *cur;
+	size_t bkt, i;
+
+	for (i = kvm_events_report__held(second, &held); i < pairing->nr_deferred; i++) {
+		report__add(first, &pairing->deferred[i]);
+		totals__span(&span, pairing->deferred[i].time);
+	}
+	hashmap__for_each_entry(pairing->vcpus, cur, bkt) {
+		const struct vcpu_state *from = cur->pvalue;
+		struct vcpu_state *to;
+
+		if (from->started && hashmap__find(first->pairing->vcpus, from->tid, &to))
+			*to = *from;
+	}
+	hashmap__for_each_entry(pairing->keys, cur, bkt) {
+		if (key__join(first, cur->pvalue))
+			return -ENOMEM;
+	}
+	totals__join(&first->totals, &second->totals);
+	if (second->totals.first_time) {
+		totals__span(&span, second->totals.first_time);
+		totals__span(&span, second->totals.last_time);
+	}
+	first->totals.first_time = span.first_time;
+	first->totals.last_time = span.last_time;
+	return 0;
 }
 
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,

@@ -111,6 +111,30 @@ int latency_dist__add(struct latency_dist *dist, u64 v)
 	return 0;
 }
 
+int latency_dist__join(struct latency_dist *dist, const struct latency_dist *from)
+{
+	u32 octave, sub;
+	u64 i;
+
+	if (from->exact) {
+		for (i = 0; i < from->n; i++) {
+			if (latency_dist__add(dist, from->exact[i]))
+				return -ENOMEM;
+		}
+		return 0;
+	}
+	for (octave = 0; octave < NR_OCTAVES; octave++) {
+		for (sub = 0; from->octave[octave] && sub < SUB_COUNT; sub++) {
+			u64 count = from->octave[octave][sub];
+			u32 bucket = octave << SUB_BITS | sub;
+
+			if (count && latency_dist__add_bucket(dist, bucket, count))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void latency_dist__delete(struct latency_dist *dist)
 {
 	u32 i;

@@ -14,6 +14,8 @@ struct latency_dist;
 struct latency_dist *latency_dist__new(void);
 void latency_dist__delete(struct latency_dist *dist);
 int latency_dist__add(struct latency_dist *dist, u64 ns);
+/* Adds @from's durations, as if each had been added to @dist */
+int latency_dist__join(struct latency_dist *dist, const struct latency_dist *from);
 u64 latency_dist__count(const struct latency_dist *dist);
 /* The nearest-rank percentile, 0 < @pct <= 100; the dist must not be empty */
 u64 latency_dist__percentile(struct latency_dist *dist, double pct);

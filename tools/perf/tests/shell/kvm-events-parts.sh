@@ -1,0 +1,201 @@
+#!/bin/bash
+# kvm-events: a large file read in two parts at once
+# SPDX-License-Identifier: GPL-2.0
+
+# From 64 MiB of data on, with two CPUs, report reads a file's two halves
+# in two threads and joins them (-v: "read in two parts at once").  The
+# tables must be the ground truth's, on each layout: time order, per-CPU
+# rounds, -a, two VMs, arm64 (no vcpu ids), halts.  Where the parts
+# cannot be joined exactly, the first reader reads on into the second
+# part: -v says why, and the report is that of --threads 1, errors
+# included, said once.
+
+set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
+need_kvmgen
+skip_without_python3
+
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+	echo "skip: a file is read in two parts only with two CPUs online"
+	exit 2
+fi
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+err=0
+split_min=$((64 << 20))
+
+# gen NAME SCENARIO: a recording of SCENARIO with more than 64 MiB of data
+gen() {
+	local exits=240000
+
+	[ "$2" = arm64 ] && exits=400000
+	"$KVMGEN" "$dir/$1.data" "$2" $exits > /dev/null ||
+		{ echo "FAIL: kvmgen $2 $exits"; err=1; return 1; }
+	if [ "$(stat -c %s "$dir/$1.data")" -le $((split_min + 4096)) ]; then
+		echo "FAIL: $1.data is too small to be read in two parts"
+		err=1
+		return 1
+	fi
+}
+
+# path FILE REPORT OPTION...: which way -v says the report read FILE
+path() {
+	local file=$1
+
+	shift
+	perf kvm-events report -v -i "$file" "$@" 2>&1 > /dev/null |
+		sed -n -e 's/.*: read in two parts at once, joined at byte [0-9]*$/two parts/p' \
+		       -e 's/.*: read in one part: /one part: /p'
+}
+
+# The ground truth, through the two parts
+for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
+	name=${scenario//+/_}
+	gen "$name" "$scenario" || continue
+	how=$(path "$dir/$name.data")
+	if [ "$how" != "two parts" ]; then
+		echo "FAIL: $scenario: not read in two parts: ${how:-no part said}"
+		err=1
+	fi
+	kvm_events_check table "$dir/$name.data" "$scenario" || err=1
+done
+if [ -f "$dir/two-vms.data" ]; then
+	kvm_events_check options "$dir/two-vms.data" two-vms || err=1
+fi
+
+# same FILE WHY REPORT OPTION...: read in one part because of WHY (""
+# for no split at all), with the output, the messages and the exit
+# status of --threads 1
+same() {
+	local file=$1 why=$2 how one two
+
+	shift 2
+	how=$(path "$file" "$@")
+	if [ "$how" != "${why:+one part: $why}" ]; then
+		echo "FAIL: $(basename "$file") $*: -v says '$how', not '$why'"
+		err=1
+	fi
+	perf kvm-events report -i "$file" "$@" --json > "$dir/one.out" 2> "$dir/one.err"
+	one=$?
+	perf kvm-events report -i "$file" "$@" --json --threads 1 > "$dir/two.out" 2> "$dir/two.err"
+	two=$?
+	if [ $one != $two ] || ! cmp -s "$dir/one.out" "$dir/two.out" ||
+	   ! cmp -s "$dir/one.err" "$dir/two.err"; then
+		echo "FAIL: $(basename "$file") $*: not the report of --threads 1 (exit $one, $two)"
+		diff "$dir/one.err" "$dir/two.err" | head -5
+		err=1
+	fi
+}
+
+# patch_after_middle FILE WHAT: the first sample of the second half gets a
+# round end's header in its ip (WHAT=ip), before the second part's start;
+# or the first sample of the second part a size that is no multiple of 8
+# (WHAT=size), or the type of a COMM record (WHAT=comm)
+patch_after_middle() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+# PERF_RECORD_COMM, PERF_RECORD_SAMPLE and PERF_RECORD_FINISHED_ROUND
+COMM, SAMPLE, ROUND_END = 3, 9, 68
+path, what = sys.argv[1:]
+f = open(path, "r+b")
+f.seek(40)
+offset, size = struct.unpack("<QQ", f.read(16))
+pos, end, round_end = offset, offset + size, what == "ip"
+while pos < end:
+    f.seek(pos)
+    type_, misc, rec_size = struct.unpack("<IHH", f.read(8))
+    if type_ == ROUND_END and pos >= offset + size // 2:
+        round_end = True
+    if type_ == SAMPLE and pos >= offset + size // 2 and round_end:
+        if what == "ip":
+            f.write(struct.pack("<IHH", ROUND_END, 0, 8))
+        elif what == "comm":
+            f.seek(pos)
+            f.write(struct.pack("<I", COMM))
+        else:
+            f.seek(pos + 6)
+            f.write(struct.pack("<H", rec_size + 4))
+        break
+    pos += rec_size
+EOF
+}
+
+if [ -f "$dir/arm64.data" ]; then
+	# arm64 records no vcpu id: with --vcpu, no thread's state is known.
+	same "$dir/arm64.data" "the second part holds too many samples back" --vcpu 1
+	same "$dir/arm64.data" "" --top 3
+	same "$dir/arm64.data" "" --threads 1
+fi
+if [ -f "$dir/vmx.data" ]; then
+	cp "$dir/vmx.data" "$dir/ip.data"
+	patch_after_middle "$dir/ip.data" ip
+	same "$dir/ip.data" "no record starts where the second part was to"
+	same "$dir/ip.data" "no record starts where the second part was to" --event mmio
+
+	cp "$dir/vmx.data" "$dir/bad.data"
+	patch_after_middle "$dir/bad.data" size
+	same "$dir/bad.data" "the second part cannot be read alone"
+	if ! grep -q "has size .*, not a multiple of 8" "$dir/one.err"; then
+		echo "FAIL: bad.data: the bad record is not named"
+		err=1
+	fi
+
+	# perf record -a writes COMM records as processes start.
+	cp "$dir/vmx.data" "$dir/comm.data"
+	patch_after_middle "$dir/comm.data" comm
+	same "$dir/comm.data" "the second part has a COMM record" --per-vm
+fi
+
+# Records around the boundary broken at random (a size, a type, a time,
+# a thread id, a round end's header): whichever way the report goes, its
+# output and exit status are those of --threads 1, and no signal ends it.
+if [ -f "$dir/vmx-percpu.data" ]; then
+	for seed in $(seq 16); do
+		python3 - "$dir/vmx-percpu.data" "$dir/fuzz.data" "$seed" <<'EOF'
+import random, shutil, struct, sys
+src, dst, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+random.seed(seed)
+shutil.copy(src, dst)
+f = open(dst, "r+b")
+f.seek(40)
+offset, size = struct.unpack("<QQ", f.read(16))
+middle = offset + size // 2
+records, pos = [], offset
+while pos < middle + (1 << 19):
+    f.seek(pos)
+    rtype, misc, rsize = struct.unpack("<IHH", f.read(8))
+    if pos > middle - (1 << 18):
+        records.append((pos, rtype, rsize))
+    pos += rsize
+for _ in range(random.randint(1, 3)):
+    pos, rtype, rsize = random.choice(records)
+    what = random.choice(["size", "type", "time", "tid", "round"])
+    if what == "size":
+        f.seek(pos + 6)
+        f.write(struct.pack("<H", random.choice([rsize + 8, rsize - 8, rsize + 4, 0xfff8])))
+    elif what == "type":
+        f.seek(pos)
+        f.write(struct.pack("<I", random.choice([1, 2, 3, 7, 9, 13, 68, 200])))
+    elif what == "round":
+        f.seek(pos + random.randrange(rsize // 8) * 8)
+        f.write(struct.pack("<IHH", 68, 0, 8))
+    elif rtype == 9 and rsize > 40:
+        # vmx-percpu's samples: ip, pid and tid, time, ...
+        f.seek(pos + (24 if what == "time" else 16))
+        f.write(struct.pack("<Q", random.getrandbits(random.choice([8, 30, 40, 64]))))
+EOF
+		perf kvm-events report -i "$dir/fuzz.data" --json > "$dir/one.out" 2> /dev/null
+		one=$?
+		perf kvm-events report -i "$dir/fuzz.data" --json --threads 1 \
+			> "$dir/two.out" 2> /dev/null
+		two=$?
+		if [ $one -gt 128 ] || [ $two -gt 128 ] || [ $one != $two ] ||
+		   ! cmp -s "$dir/one.out" "$dir/two.out"; then
+			echo "FAIL: broken records, seed $seed: exit $one, $two; or outputs differ"
+			err=1
+		fi
+	done
+fi
+
+exit $err
