@@ -31,7 +31,8 @@
 
 /*
  * The samples a second part holds back, at most: past that, the parts
- * cannot be joined (a thread that never begins an interval).
+ * cannot be joined (threads that never set their state anew, or never
+ * show their vcpu id where it matters).
  */
 #define DEFERRED_MAX	(64 * 1024)
 
@@ -864,6 +865,11 @@ static void stats__join(struct stats *to, const struct stats *from)
 
 	if (!from->n)
 		return;
+	/* As they are: mean * n / n need not give the mean back. */
+	if (!to->n) {
+		*to = *from;
+		return;
+	}
 	to->mean += delta * from->n / n;
 	to->M2 += from->M2 + delta * delta * to->n * from->n / n;
 	to->n = n;
