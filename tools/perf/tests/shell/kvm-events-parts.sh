@@ -49,21 +49,6 @@ path() {
 		       -e 's/.*: read in one part: /one part: /p'
 }
 
-# The ground truth, through the two parts
-for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
-	name=${scenario//+/_}
-	gen "$name" "$scenario" || continue
-	how=$(path "$dir/$name.data")
-	if [ "$how" != "two parts" ]; then
-		echo "FAIL: $scenario: not read in two parts: ${how:-no part said}"
-		err=1
-	fi
-	kvm_events_check table "$dir/$name.data" "$scenario" || err=1
-done
-if [ -f "$dir/two-vms.data" ]; then
-	kvm_events_check options "$dir/two-vms.data" two-vms || err=1
-fi
-
 # same FILE WHY REPORT OPTION...: read in one part because of WHY (""
 # for no split at all), with the output, the messages and the exit
 # status of --threads 1
@@ -121,13 +106,15 @@ while pos < end:
 EOF
 }
 
-if [ -f "$dir/arm64.data" ]; then
-	# arm64 records no vcpu id: with --vcpu, no thread's state is known.
+# arm64 records no vcpu id: with --vcpu, no thread's state is known.
+arm64_falls_back() {
 	same "$dir/arm64.data" "the second part holds too many samples back" --vcpu 1
 	same "$dir/arm64.data" "" --top 3
 	same "$dir/arm64.data" "" --threads 1
-fi
-if [ -f "$dir/vmx.data" ]; then
+}
+
+# Where the second part was to start, what it finds there
+vmx_falls_back() {
 	cp "$dir/vmx.data" "$dir/ip.data"
 	patch_after_middle "$dir/ip.data" ip
 	same "$dir/ip.data" "no record starts where the second part was to"
@@ -145,12 +132,13 @@ if [ -f "$dir/vmx.data" ]; then
 	cp "$dir/vmx.data" "$dir/comm.data"
 	patch_after_middle "$dir/comm.data" comm
 	same "$dir/comm.data" "the second part has a COMM record" --per-vm
-fi
+	rm -f "$dir/ip.data" "$dir/bad.data" "$dir/comm.data"
+}
 
 # Records around the boundary broken at random (a size, a type, a time,
 # a thread id, a round end's header): whichever way the report goes, its
 # output and exit status are those of --threads 1, and no signal ends it.
-if [ -f "$dir/vmx-percpu.data" ]; then
+broken_records() {
 	for seed in $(seq 16); do
 		python3 - "$dir/vmx-percpu.data" "$dir/fuzz.data" "$seed" <<'EOF'
 import random, shutil, struct, sys
@@ -196,6 +184,27 @@ EOF
 			err=1
 		fi
 	done
-fi
+	rm -f "$dir/fuzz.data"
+}
+
+# The ground truth, through the two parts
+for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
+	name=${scenario//+/_}
+	gen "$name" "$scenario" || continue
+	how=$(path "$dir/$name.data")
+	if [ "$how" != "two parts" ]; then
+		echo "FAIL: $scenario: not read in two parts: ${how:-no part said}"
+		err=1
+	fi
+	kvm_events_check table "$dir/$name.data" "$scenario" || err=1
+	case $scenario in
+	two-vms) kvm_events_check options "$dir/two-vms.data" two-vms || err=1 ;;
+	arm64) arm64_falls_back ;;
+	vmx) vmx_falls_back ;;
+	vmx-percpu) broken_records ;;
+	esac
+	# A file at a time: they are large.
+	rm -f "$dir/$name".*
+done
 
 exit $err
