@@ -709,11 +709,9 @@ static noinline bool vcpu_state__defer(struct kvm_events_report *report,
 		pairing->alloc_deferred = alloc;
 	}
 	pairing->deferred[pairing->nr_deferred++] = *s;
-	if (vcpu->pid != s->pid) {
-		vcpu->pid = s->pid;
-		vcpu->vcpu = KVM_EVENTS_NO_VCPU;
-		vcpu->rip = 0;
-	}
+	/* Nothing is pending before the start: nothing is accounted here. */
+	if (vcpu->pid != s->pid)
+		vcpu_state__reused(report, vcpu, s->pid);
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
 	if (s->tp == KVM_TP_EXIT)
