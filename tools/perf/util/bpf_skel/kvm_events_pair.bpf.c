@@ -238,8 +238,7 @@ static void whole(void *ctx, const struct kvm_events_bpf_slot *s,
 		account(&key, t, UNTIMED, 0);
 }
 
-SEC("tracepoint")
-int kvm_event(void *ctx)
+static __always_inline void pair_event(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), slot = bpf_get_attach_cookie(ctx);
 	__u32 tid = (__u32)id, pid = id >> 32, kind = 0;
@@ -248,26 +247,26 @@ int kvm_event(void *ctx)
 	__u8 role;
 
 	if (slot >= KVM_EVENTS_BPF_MAX_SLOTS)
-		return 0;
+		return;
 	s = &slots[slot];
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
-		return 0;
+		return;
 	/* An event of no role for the analysis (a kvm_mmio of no data) */
 	if (s->by_kind)
 		kind = field(ctx, &s->kind);
 	if (kind >= KVM_EVENTS_BPF_KINDS)
-		return 0;
+		return;
 	/* The verifier wants the index bounded in the register it uses. */
 	barrier_var(kind);
 	kind &= KVM_EVENTS_BPF_KINDS - 1;
 	role = s->role[kind];
 	if (!role)
-		return 0;
+		return;
 	__sync_fetch_and_add(&counts.events[slot], 1);
 	t = thread_of(tid, pid);
 	if (!t) {
 		__sync_fetch_and_add(&counts.full_threads, 1);
-		return 0;
+		return;
 	}
 	if (s->vcpu.size)
 		t->vcpu = field(ctx, &s->vcpu);
@@ -277,7 +276,19 @@ int kvm_event(void *ctx)
 		end(ctx, s, t, s->keyed[kind]);
 	else
 		whole(ctx, s, t);
-	return 0;
+}
+
+/*
+ * A tracepoint program's return value decides whether the event goes on
+ * to perf's other users of the tracepoint: 0 would drop it for every perf
+ * record, perf kvm stat or perf trace on the host while live --use-bpf
+ * runs.  So the program always lets it through.
+ */
+SEC("tracepoint")
+int kvm_event(void *ctx)
+{
+	pair_event(ctx);
+	return 1;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
