@@ -192,8 +192,10 @@ static int process_sample(const struct perf_tool *tool,
 
 	if (IS_ERR(dec))
 		return PTR_ERR(dec);
-	if (!dec)
+	if (!dec) {
+		kvm_events_report__skip_other(&kvm->report, 1);
 		return 0;
+	}
 	/* As the data section reader does: counted, not decoded. */
 	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
 		kvm_events_report__skip(&kvm->report, dec->tp, 1);

@@ -242,11 +242,11 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 		", \"no_memory\": %" PRIu64
 		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
 		", \"perf_record_lost\": %" PRIu64 ", \"perf_record_lost_samples\": %" PRIu64
-		", \"out_of_order\": %" PRIu64 "},\n"
+		", \"out_of_order\": %" PRIu64 ", \"other_events\": %" PRIu64 "},\n"
 		"  \"events_read\": {",
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
-		t->lost_events, t->lost_samples, t->out_of_order);
+		t->lost_events, t->lost_samples, t->out_of_order, t->other_events);
 	for (tp = 0; tp < KVM_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_tp_role__name(tp), t->by_tp[tp],
 			tp + 1 < KVM_TP__NR ? ", " : "");

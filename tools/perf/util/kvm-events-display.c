@@ -585,6 +585,9 @@ static void print_footer(const struct kvm_events_display *d, struct kvm_events_k
 		t->paired_end, t->filtered);
 	fprintf(fp, " + other %" PRIu64 " + left out for lack of memory %" PRIu64 ".\n",
 		t->unused, t->no_memory);
+	if (t->other_events)
+		fprintf(fp, "Of the other:%" PRIu64 " samples of events no analysis reads.\n",
+			t->other_events);
 }
 
 bool kvm_events_key__same_group(const struct kvm_events_key *a,

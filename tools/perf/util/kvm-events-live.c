@@ -282,8 +282,10 @@ static void live__sample(struct live *live, union perf_event *event)
 	}
 	evsel = evlist__id2evsel(live->evlist, sample.id);
 	dec = evsel ? evsel->priv : NULL;
-	if (!dec)
+	if (!dec) {
+		kvm_events_report__skip_other(&live->report, 1);
 		return;
+	}
 	if (!kvm_events_report__reads(&live->report, dec->tp)) {
 		kvm_events_report__skip(&live->report, dec->tp, 1);
 		return;

@@ -90,6 +90,7 @@ struct reader {
 	u64				offset;
 	u64				size;
 	u64				skipped[KVM_TP__NR];
+	u64				other_events;	/* of no decoder */
 	struct machine			*machine;
 	const char			*path;
 	struct sample_layout		*layouts;
@@ -356,9 +357,11 @@ static __always_inline int reader__sample(struct reader *r, const union perf_eve
 		r->unknown_id++;
 		return 0;
 	}
-	if (!layout->dec)
-		return 0;
 	/* Counted, not decoded nor ordered: the analysis never looks at it. */
+	if (!layout->dec) {
+		r->other_events++;
+		return 0;
+	}
 	if (layout->skip) {
 		r->skipped[layout->dec->tp]++;
 		return 0;
@@ -695,7 +698,7 @@ static int reader_part__init(struct reader_part *part, struct reader *r, u64 sta
 	part->r.report = &part->report;
 	part->r.second_part = true;
 	memset(part->r.skipped, 0, sizeof(part->r.skipped));
-	part->r.unknown_id = part->r.lost_events = 0;
+	part->r.other_events = part->r.unknown_id = part->r.lost_events = 0;
 	part->r.lost_chunks = part->r.lost_samples = 0;
 	kvm_events_queue__init(&part->r.queue);
 	ret = kvm_events_queue__keep_rounds(&part->r.queue);
@@ -765,6 +768,7 @@ static int reader__join(struct reader *r, struct reader_part *part)
 		ret = kvm_events_report__join(r->report, &part->report);
 	for (i = 0; i < KVM_TP__NR; i++)
 		r->skipped[i] += part->r.skipped[i];
+	r->other_events += part->r.other_events;
 	r->unknown_id += part->r.unknown_id;
 	r->lost_events += part->r.lost_events;
 	r->lost_chunks += part->r.lost_chunks;
@@ -1013,6 +1017,7 @@ static int reader__restart(struct reader *r, struct record_input *inputs, int nr
 	int i, ret = 0;
 
 	memset(r->skipped, 0, sizeof(r->skipped));
+	r->other_events = 0;
 	r->unknown_id = r->lost_events = r->lost_chunks = r->lost_samples = 0;
 	for (i = 0; !ret && i < nr; i++)
 		ret = record_input__rewind(&inputs[i]);
@@ -1229,6 +1234,7 @@ int kvm_events_read(struct kvm_events_input *input,
 	report->totals.lost_samples += r.lost_samples;
 	for (i = 0; i < KVM_TP__NR; i++)
 		kvm_events_report__skip(report, i, r.skipped[i]);
+	kvm_events_report__skip_other(report, r.other_events);
 	report->totals.out_of_order += r.queue.out_of_order;
 	if (r.unknown_id)
 		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",

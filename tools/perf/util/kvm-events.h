@@ -128,7 +128,7 @@ static inline u64 kvm_events_log2_bucket_low(int bucket)
 
 /* Where every sample read went; the buckets add up to read */
 struct kvm_events_totals {
-	u64	read;		/* kvm samples handed to the report */
+	u64	read;		/* samples handed to the report */
 	u64	keyed;		/* counted as a sample of a key */
 	u64	paired_end;	/* closed or named a counted sample's interval */
 	u64	no_end;		/* counted samples whose end never came */
@@ -144,6 +144,7 @@ struct kvm_events_totals {
 	u64	first_time;	/* of the samples read, for a header without */
 	u64	last_time;
 	u64	by_tp[KVM_TP__NR];
+	u64	other_events;	/* of events no decoder reads: in read and unused */
 };
 
 /* One of the slowest events, for --top */
@@ -287,6 +288,7 @@ static inline bool kvm_events_report__reads(const struct kvm_events_report *repo
 
 void kvm_events_report__skip(struct kvm_events_report *report,
 			     enum kvm_tp_role tp, u64 nr);
+void kvm_events_report__skip_other(struct kvm_events_report *report, u64 nr);
 void kvm_events_report__add(struct kvm_events_report *report,
 			    const struct kvm_events_sample *sample);
 /* The same for @nr samples in a row */

@@ -625,6 +625,18 @@ void kvm_events_report__skip(struct kvm_events_report *report,
 }
 
 /*
+ * Accounts @nr samples of events that no decoder reads: other kvm
+ * tracepoints, and events recorded beside them (sched_switch, cycles).
+ * They are read all the same, and so in the totals, in the other bucket.
+ */
+void kvm_events_report__skip_other(struct kvm_events_report *report, u64 nr)
+{
+	report->totals.read += nr;
+	report->totals.other_events += nr;
+	report->totals.unused += nr;
+}
+
+/*
  * PERF_RECORD_LOST says what a ring buffer dropped as it happens;
  * PERF_RECORD_LOST_SAMPLES, written by perf record as it ends from each
  * event's lost count, says the same drops again.  Either alone is the
@@ -906,6 +918,7 @@ static void totals__join(struct kvm_events_totals *to, const struct kvm_events_t
 	to->unused += from->unused;
 	to->no_memory += from->no_memory;
 	to->total_ns += from->total_ns;
+	to->other_events += from->other_events;
 	for (i = 0; i < KVM_TP__NR; i++)
 		to->by_tp[i] += from->by_tp[i];
 }
