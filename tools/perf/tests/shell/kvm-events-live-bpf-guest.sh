@@ -51,7 +51,10 @@ expect "$dir/mmio" 0x80000:W 4
 expect "$dir/mmio" 0x80010:R 3
 
 # The same run recorded and paired in the kernel: the same samples, and
-# medians within the histogram's 0.4% and the two clocks' skew (1 us).
+# medians within the histogram's 0.4% and 5 us.  The program's end
+# runs before perf takes the end event's time, and its work at an end is
+# more than at a begin: a recorded interval is longer by that difference,
+# tens of ns on a real CPU, 1.2 to 1.6 us seen on qemu's emulated one.
 for event in userspace halt; do
 	args="300 300 300 300"
 	[ $event = halt ] && args="halt 200 100"
@@ -77,7 +80,7 @@ for event in userspace halt; do
 			print "FAIL: " $1 ": " $2 " samples in the kernel, " $4 " recorded"
 		}
 		{ d = $3 - $5; if (d < 0) d = -d }
-		d > $5 * 0.004 + 1000 { bad = 1; print "FAIL: " $1 ": p50 " $3 " ns, recorded " $5 }
+		d > $5 * 0.004 + 5000 { bad = 1; print "FAIL: " $1 ": p50 " $3 " ns, recorded " $5 }
 		END { exit bad || !n }'; then
 		echo "FAIL: --event $event: live --use-bpf and the recording differ"
 		err=1

@@ -77,14 +77,15 @@ for data in "$dir/stat.data" "$dir/all.data"; do
 	expect_samples "$dir/other" 0x80010:R 3
 done
 
-# Through a pipe: the same report as from the file.
+# Through a pipe: the same keys and samples as from the file.  This is
+# another run of the guest, so the times differ.
 if ! taskset -c 0 perf kvm-events record -q -o - -- perf test -w kvmguest 7 5 4 3 2> /dev/null |
      perf kvm-events report -i - --event ioport > "$dir/pipe-ioport"; then
 	echo "FAIL: perf kvm-events record -o - | perf kvm-events report -i -"
 	err=1
-elif ! diff -u "$dir/ioport" "$dir/pipe-ioport"; then
-	echo "FAIL: the report through a pipe differs from the one from a file"
-	err=1
 fi
+expect_samples "$dir/pipe-ioport" 0x500:POUT 7
+expect_samples "$dir/pipe-ioport" 0x501:PIN 5
+grep -q "^Total Samples:12," "$dir/pipe-ioport" || { echo "FAIL: pipe: ioport total"; err=1; }
 
 exit $err
