@@ -10,6 +10,10 @@
 #                   the same with a perf built with ASan and UBSan
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_MODE=file|pipe|stdin|dir]
 #                   fuzz perf kvm-events report with AFL++ (default 300 s)
+#   make vm-check [VM_KERNEL=6.1]
+#                   run the guest tests in the test machine: Debian's 6.12
+#                   (or 6.1) kernel's KVM on qemu's emulated SVM CPU, for a
+#                   host without /dev/kvm (make check does so by itself)
 #   make run        record the bundled KVM guest and print the reports
 #   make series     write the work as a git am-able series to build/series
 #   make series-check
@@ -68,8 +72,8 @@ define build-kvmgen
 	fi
 endef
 
-.PHONY: all perf perf-san perf-fuzz deps deps-optional tree check run series series-check bench \
-	fuzz clean FORCE
+.PHONY: all perf perf-san perf-fuzz deps deps-optional tree check vm-check run series \
+	series-check bench fuzz clean FORCE
 
 all: perf
 
@@ -148,6 +152,10 @@ else
 check: perf
 	@scripts/check.sh $(PERF) $(BASE) $(TREE)
 endif
+
+VM_KERNEL ?= 6.12
+vm-check: perf
+	@scripts/vm-check.sh $(PERF) $(VM_KERNEL)
 
 # The fuzzed perf: AFL++'s instrumentation and ASan, built with clang.
 # WERROR=0: the normal build keeps the tree free of gcc's warnings, and a

@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh [-k 6.12|6.1] [-t SECONDS] [-w DIR] -- COMMAND [ARG...]
+#
+# The project's test machine: run COMMAND as root on a real kernel's KVM,
+# on a host without /dev/kvm.  qemu emulates (TCG) an AMD CPU with SVM and
+# nested paging; Debian's own kernel boots in it, loads kvm_amd, and so
+# gives a real /dev/kvm and real kvm tracepoints.  That kernel's root is
+# this machine's root over 9p, read only, under a tmpfs overlay: the same
+# checkout, the same perf and the same paths.  COMMAND runs in the current
+# folder with the caller's environment and standard input from /dev/null
+# (with the serial console as its input, perf test hung).  Its output is
+# this script's output, and its exit status this script's.
+#
+#   -k VERSION  the kernel series: 6.12 (default) or 6.1, whose kvm
+#               tracepoint formats differ
+#   -t SECONDS  stop the machine after this long (default 1800): exit 124
+#   -w DIR      a folder the command may write to and that the host sees
+#               (by default only /tmp and the like, which are lost)
+#
+# The kernel package and the initramfs are cached under build/vm/.  The
+# packages it needs (qemu-system-x86, busybox-static, cpio, kmod) are
+# installed as make installs its own.  When the machine cannot run, it
+# says why and exits 3.
+#
+# TCG runs single-threaded (thread=single): with multi-threaded TCG the
+# guest kernel's text patching, done at each tracepoint enable, can oops.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+series=6.12
+timeout=1800
+writable=""
+while getopts k:t:w: opt; do
+	case $opt in
+	k) series=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	w) writable=$(cd "$OPTARG" && pwd) || exit 2 ;;
+	*) echo "usage: vm.sh [-k 6.12|6.1] [-t SECONDS] [-w DIR] -- COMMAND..." >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "usage: vm.sh [-k 6.12|6.1] [-t SECONDS] [-w DIR] -- COMMAND..." >&2; exit 2; }
+
+cannot() {
+	echo "test machine: cannot run: $*" >&2
+	exit 3
+}
+
+case $series in
+6.12) pattern='^linux-image-6\.12\.[0-9]*\+deb12-amd64-unsigned$' ;;
+6.1) pattern='^linux-image-6\.1\.0-[0-9]*-amd64-unsigned$' ;;
+*) echo "vm.sh: -k takes 6.12 or 6.1, not '$series'" >&2; exit 2 ;;
+esac
+
+"$top/scripts/deps.sh" qemu-system-x86 busybox-static cpio kmod xz-utils ||
+	cannot "the packages above are missing"
+
+# The newest such package the archive has; the cached one when the
+# archive cannot be asked.
+vmdir=$top/build/vm
+pkg=$(apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$pattern" | sort -V | tail -n 1)
+if [ -z "$pkg" ]; then
+	pkg=$(cd "$vmdir" 2>/dev/null && ls -d linux-image-"$series"* 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$pkg" ] || cannot "no package matches $pattern (run apt-get update)"
+fi
+kdir=$vmdir/$pkg
+
+# fetch_kernel: the package's kernel and modules, unpacked into $kdir/root
+fetch_kernel() {
+	rm -rf "$kdir" && mkdir -p "$kdir/deb" || return 1
+	echo "  VM     fetching $pkg" >&2
+	(cd "$kdir/deb" && apt-get download -q "$pkg" > /dev/null 2>&1) ||
+		cannot "apt-get download $pkg failed"
+	dpkg-deb -x "$kdir"/deb/*.deb "$kdir/root" || cannot "dpkg-deb -x of $pkg failed"
+	rm -rf "$kdir/deb"
+}
+
+# make_initramfs: busybox, the modules of kvm_amd, 9p and overlay with
+# their dependencies, uncompressed for busybox's insmod, and the init.
+make_initramfs() {
+	local kver init=$kdir/initramfs m
+	kver=$(ls "$kdir/root/lib/modules")
+	depmod -b "$kdir/root" "$kver" || return 1
+	rm -rf "$init" && mkdir -p "$init"/{bin,dev,proc,sys,mnt,modules} || return 1
+	cp /bin/busybox "$init/bin/busybox" && ln -s busybox "$init/bin/sh" || return 1
+	: > "$init/modules/order"
+	for m in kvm_amd 9pnet_virtio 9p overlay virtio_pci; do
+		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m" 2>/dev/null
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+	while read -r m; do
+		local name
+		name=$(basename "$m" .xz)
+		xz -dc "$m" > "$init/modules/$name" 2>/dev/null || cp "$m" "$init/modules/$name"
+		echo "$name" >> "$init/modules/order"
+	done
+	cp "$top/scripts/vm-init.sh" "$init/init" && chmod +x "$init/init" || return 1
+	(cd "$init" && find . | cpio -o -H newc --quiet | gzip -1) > "$kdir/initrd.img"
+}
+
+if [ ! -f "$kdir/root/boot/vmlinuz-"* ] 2>/dev/null; then
+	fetch_kernel
+fi
+if [ ! -f "$kdir/initrd.img" ] || [ "$top/scripts/vm-init.sh" -nt "$kdir/initrd.img" ]; then
+	make_initramfs || cannot "the initramfs of $pkg could not be made"
+fi
+
+# What the machine runs: the command with the caller's folder and
+# environment, written to a folder of its own that the machine mounts
+# writable, where it leaves the command's exit status.
+run=$(mktemp -d "$vmdir/run.XXXXXX") || exit 1
+trap 'rm -rf "$run"' EXIT
+{
+	export -p | grep -v -E '^declare -x (BASHOPTS|SHELLOPTS|SHLVL|OLDPWD|_|TERM)='
+	printf 'cd %q || exit 1\n' "$PWD"
+	printf '%q ' "$@"
+	printf '< /dev/null\n'
+	printf 'echo $? > %q\n' "$run/status"
+} > "$run/command"
+
+shares=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	-virtfs "local,path=$run,mount_tag=run,security_model=none")
+append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off vm.run=$run"
+if [ -n "$writable" ]; then
+	shares+=(-virtfs "local,path=$writable,mount_tag=writable,security_model=none")
+	append="$append vm.writable=$writable"
+fi
+
+timeout --foreground -k 10 "$timeout" \
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 3G \
+	-nodefaults -display none -no-reboot -serial stdio -monitor none \
+	-kernel "$kdir"/root/boot/vmlinuz-* -initrd "$kdir/initrd.img" \
+	-append "$append" "${shares[@]}" < /dev/null
+status=$?
+if [ $status = 124 ]; then
+	echo "test machine: stopped after $timeout s" >&2
+	exit 124
+fi
+[ -f "$run/status" ] || cannot "the machine ended without the command's exit status (qemu: $status)"
+exit "$(cat "$run/status")"
