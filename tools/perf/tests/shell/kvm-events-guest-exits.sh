@@ -11,7 +11,8 @@
 # touches, bounded there.  Then the oracle: perf kvm stat's report of the
 # same recording agrees key by key where both report a key.  And every
 # sample of a recording of every kvm tracepoint, with sched_switch
-# beside them, is read and in one bucket, in every analysis and reader.
+# beside them, and of one that lost events, is read and in one bucket,
+# in every analysis and reader.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -66,5 +67,26 @@ if ! taskset -c 0 perf record -q -e 'kvm:*' -e sched:sched_switch -o "$dir/all.d
 fi
 samples=$(perf script -i "$dir/all.data" 2> /dev/null | wc -l)
 kvm_events_check accounting-real "$dir/all.data" "$samples" || err=1
+
+# A recording that really loses events: one page of ring buffer for 4000
+# port writes, on the guest's CPU.  Every sample that perf script shows
+# is read and in a bucket, and the lost events are what the recording's
+# PERF_RECORD_LOST say, once.
+if ! taskset -c 0 perf kvm-events record -q -m 1 --event ioport -o "$dir/lossy.data" -- \
+		perf test -w kvmguest 4000 0 0 0 > "$dir/record.log" 2>&1; then
+	echo "FAIL: perf kvm-events record -m 1 of the guest"
+	cat "$dir/record.log"
+	exit 1
+fi
+samples=$(perf script -i "$dir/lossy.data" 2> /dev/null | wc -l)
+# shellcheck disable=SC2046
+set -- $(perf report -D -i "$dir/lossy.data" 2> /dev/null |
+	awk '/PERF_RECORD_LOST: / { n++; sub(/.*lost:/, ""); lost += $1 }
+	     END { print n + 0, lost + 0 }')
+if [ "$1" = 0 ]; then
+	echo "FAIL: the recording with one page of ring buffer lost nothing"
+	err=1
+fi
+kvm_events_check accounting-real "$dir/lossy.data" "$samples" "$1" "$2" || err=1
 
 exit $err

@@ -47,9 +47,10 @@ documented 0.4%.
         counts: the guest's own counts are the truth, exact in every
         analysis; only the exits a host causes (interrupts, nested page
         faults on first touch) are bounded instead
-  kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES
+  kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES [CHUNKS LOST]
         a recording perf record wrote: in every analysis and reader, every
-        sample that perf script shows is read and in one bucket
+        sample that perf script shows is read and in one bucket, and the
+        events lost are LOST in CHUNKS PERF_RECORD_LOST (perf report -D)
 
 Exit status 0 when all is equal, 1 with a "FAIL: " line per difference.
 """
@@ -1108,7 +1109,7 @@ def cmd_guest(data, counts):
             fail(f"{data} {analysis}", f"keys {got}, expected {want}")
 
 
-def cmd_accounting_real(data, script_samples):
+def cmd_accounting_real(data, script_samples, lost=(0, 0)):
     for analysis in ("vmexit", "mmio", "ioport", "userspace", "msr", "hypercall", "halt"):
         for reader in ([], ["--generic-reader"], ["--threads", "1"]):
             args = ["--event", analysis] + reader
@@ -1118,6 +1119,9 @@ def cmd_accounting_real(data, script_samples):
             if t["read"] != script_samples or parts != t["read"]:
                 fail(f"{data} {' '.join(args)}", f"read {t['read']}, in buckets {parts}, "
                      f"perf script shows {script_samples}: {t}")
+            if (t["lost_chunks"], t["lost_events"]) != lost:
+                fail(f"{data} {' '.join(args)}", f"lost {t['lost_events']} in "
+                     f"{t['lost_chunks']} chunks, perf report -D says {lost[1]} in {lost[0]}")
 
 
 def cmd_lost(data, args):
@@ -1459,7 +1463,7 @@ def main():
     elif cmd == "guest":
         cmd_guest(args[0], [int(a) for a in args[1:9]])
     elif cmd == "accounting-real":
-        cmd_accounting_real(args[0], int(args[1]))
+        cmd_accounting_real(args[0], int(args[1]), tuple(int(a) for a in args[2:4]) or (0, 0))
     elif cmd == "heatmap":
         cmd_heatmap(args[0], args[1], args[2], args[3:])
     elif cmd == "screenshot":
