@@ -45,6 +45,11 @@ mount -t proc proc $root/proc
 mount -t sysfs sysfs $root/sys
 mount -t devtmpfs devtmpfs $root/dev
 mkdir -p $root/dev/pts $root/dev/shm
+# What udev would make: bash's process substitution needs /dev/fd.
+ln -sf /proc/self/fd $root/dev/fd
+ln -sf /proc/self/fd/0 $root/dev/stdin
+ln -sf /proc/self/fd/1 $root/dev/stdout
+ln -sf /proc/self/fd/2 $root/dev/stderr
 mount -t devpts devpts $root/dev/pts
 mount -t tmpfs tmpfs $root/dev/shm
 mount -t tracefs tracefs $root/sys/kernel/tracing

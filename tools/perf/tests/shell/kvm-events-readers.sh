@@ -19,65 +19,6 @@ dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 trap 'rm -rf "$dir"' EXIT
 err=0
 
-# compare_readers INPUT KIND [ANALYSIS...]: INPUT is a path, or "-FILE"
-# for FILE on standard input; KIND is file, stream, directory:merged or
-# directory:held
-compare_readers() {
-	input=$1
-	kind=${2%%:*}
-	not=""
-	case $2 in
-	*:merged) how="its [0-9]* files merged in time order" ;;
-	*:held) how="is not in time order: all its events are held and sorted"
-		not="merged in time order" ;;
-	*) how="" ;;
-	esac
-	shift 2
-	analyses=${*:-vmexit mmio ioport userspace msr hypercall}
-
-	if [ "${input#-}" != "$input" ]; then
-		file=${input#-}
-		input=-
-	else
-		file=/dev/null
-	fi
-	for analysis in $analyses; do
-		opts="--event $analysis --json"
-		perf kvm-events report -v -i "$input" $opts --generic-reader \
-			< "$file" > "$dir/generic" 2> "$dir/generic.err" ||
-			{ echo "FAIL: $input: --generic-reader $opts"; err=1; continue; }
-		if ! grep -q "read by perf's session code: --generic-reader" \
-			"$dir/generic.err"; then
-			echo "FAIL: $input: -v does not say --generic-reader ran"
-			err=1
-		fi
-		for threads in 1 2; do
-			perf kvm-events report -v -i "$input" $opts --threads $threads \
-				< "$file" > "$dir/fast" 2> "$dir/fast.err" ||
-				{ echo "FAIL: $input: --threads $threads $opts"; err=1; continue; }
-			if ! grep -q "read by kvm-events' own reader, as a $kind$" \
-				"$dir/fast.err"; then
-				echo "FAIL: $input: not read by the fast reader as a $kind:"
-				grep "read by" "$dir/fast.err"
-				err=1
-			fi
-			if [ -n "$how" ] && ! grep -q "$how" "$dir/fast.err"; then
-				echo "FAIL: $input: -v does not say: $how"
-				err=1
-			fi
-			if [ -n "$not" ] && grep -q "$not" "$dir/fast.err"; then
-				echo "FAIL: $input: -v says: $not"
-				err=1
-			fi
-			if ! diff -u "$dir/generic" "$dir/fast" > "$dir/diff"; then
-				echo "FAIL: $input: --threads $threads $opts" \
-					"differs from --generic-reader"
-				head -40 "$dir/diff"
-				err=1
-			fi
-		done
-	done
-}
 
 for scenario in vmx svm vmx-old unpaired two-vms vmx-percpu; do
 	data="$dir/$scenario.data"
@@ -156,24 +97,6 @@ if [ "$(id -u)" = 0 ] && perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit
 	else
 		echo "FAIL: perf kvm-events record --threads -a"
 		err=1
-	fi
-fi
-
-# A real recording, its events spread over the CPUs' buffers, as a file,
-# a pipe and a --threads directory
-if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
-   perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio; then
-	if perf kvm-events record -q -a -o "$dir/guest.data" -- \
-		perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
-		compare_readers "$dir/guest.data" file
-	fi
-	if perf kvm-events record -q -o - -- \
-		perf test -w kvmguest 300 300 300 300 > "$dir/guest.pipe" 2> /dev/null; then
-		compare_readers "$dir/guest.pipe" stream
-	fi
-	if perf kvm-events record -q --threads -o "$dir/guest.dir" -- \
-		perf test -w kvmguest 300 300 300 300 > /dev/null 2>&1; then
-		compare_readers "$dir/guest.dir" directory:merged
 	fi
 fi
 

@@ -78,3 +78,66 @@ skip_without_python3() {
 		exit 2
 	fi
 }
+
+# compare_readers INPUT KIND [ANALYSIS...]: every analysis of INPUT read
+# by --generic-reader and by the fast reader in one and two threads must
+# be the same, and -v must say which reader ran and how.  INPUT is a path,
+# or "-FILE" for FILE on standard input; KIND is file, stream,
+# directory:merged or directory:held.  Sets err=1 on a difference; $dir is
+# the test's folder.
+compare_readers() {
+	input=$1
+	kind=${2%%:*}
+	not=""
+	case $2 in
+	*:merged) how="its [0-9]* files merged in time order" ;;
+	*:held) how="is not in time order: all its events are held and sorted"
+		not="merged in time order" ;;
+	*) how="" ;;
+	esac
+	shift 2
+	analyses=${*:-vmexit mmio ioport userspace msr hypercall}
+
+	if [ "${input#-}" != "$input" ]; then
+		file=${input#-}
+		input=-
+	else
+		file=/dev/null
+	fi
+	for analysis in $analyses; do
+		opts="--event $analysis --json"
+		perf kvm-events report -v -i "$input" $opts --generic-reader \
+			< "$file" > "$dir/generic" 2> "$dir/generic.err" ||
+			{ echo "FAIL: $input: --generic-reader $opts"; err=1; continue; }
+		if ! grep -q "read by perf's session code: --generic-reader" \
+			"$dir/generic.err"; then
+			echo "FAIL: $input: -v does not say --generic-reader ran"
+			err=1
+		fi
+		for threads in 1 2; do
+			perf kvm-events report -v -i "$input" $opts --threads $threads \
+				< "$file" > "$dir/fast" 2> "$dir/fast.err" ||
+				{ echo "FAIL: $input: --threads $threads $opts"; err=1; continue; }
+			if ! grep -q "read by kvm-events' own reader, as a $kind$" \
+				"$dir/fast.err"; then
+				echo "FAIL: $input: not read by the fast reader as a $kind:"
+				grep "read by" "$dir/fast.err"
+				err=1
+			fi
+			if [ -n "$how" ] && ! grep -q "$how" "$dir/fast.err"; then
+				echo "FAIL: $input: -v does not say: $how"
+				err=1
+			fi
+			if [ -n "$not" ] && grep -q "$not" "$dir/fast.err"; then
+				echo "FAIL: $input: -v says: $not"
+				err=1
+			fi
+			if ! diff -u "$dir/generic" "$dir/fast" > "$dir/diff"; then
+				echo "FAIL: $input: --threads $threads $opts" \
+					"differs from --generic-reader"
+				head -40 "$dir/diff"
+				err=1
+			fi
+		done
+	done
+}
