@@ -55,8 +55,8 @@ mount -t tmpfs tmpfs $root/dev/shm
 mount -t tracefs tracefs $root/sys/kernel/tracing
 mount -t debugfs debugfs $root/sys/kernel/debug
 mount -t bpf bpf $root/sys/fs/bpf 2> /dev/null
-mount -t tmpfs tmpfs $root/tmp
-mount -t tmpfs tmpfs $root/run
+# No tmpfs over /tmp: the checkout may be there (CI clones into it);
+# what is written there goes to the overlay's tmpfs all the same.
 # perf mmaps its output: a writable share needs cache=mmap.
 mount -t 9p -o "$opts,cache=mmap" run "$root$run" || fail "mount of the run's folder failed"
 if [ -n "${writable:-}" ]; then
