@@ -131,8 +131,9 @@ timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 3G \
 	-nodefaults -display none -no-reboot -serial stdio -monitor none \
 	-kernel "$kdir"/root/boot/vmlinuz-* -initrd "$kdir/initrd.img" \
-	-append "$append" "${shares[@]}" < /dev/null
-status=$?
+	-append "$append" "${shares[@]}" < /dev/null | tr -d '\r'
+# The serial console ends each line with \r\n.
+status=${PIPESTATUS[0]}
 if [ $status = 124 ]; then
 	echo "test machine: stopped after $timeout s" >&2
 	exit 124

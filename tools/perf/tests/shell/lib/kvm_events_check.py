@@ -47,10 +47,11 @@ documented 0.4%.
         counts: the guest's own counts are the truth, exact in every
         analysis; only the exits a host causes (interrupts, nested page
         faults on first touch) are bounded instead
-  kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES [CHUNKS LOST]
+  kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES [lost]
         a recording perf record wrote: in every analysis and reader, every
-        sample that perf script shows is read and in one bucket, and the
-        events lost are LOST in CHUNKS PERF_RECORD_LOST (perf report -D)
+        sample that perf script shows is read and in one bucket; with
+        lost, the file must have PERF_RECORD_LOST records, and the events
+        lost are the sum of theirs, in as many chunks
 
 Exit status 0 when all is equal, 1 with a "FAIL: " line per difference.
 """
@@ -60,6 +61,7 @@ import io
 import json
 import math
 import re
+import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -1109,7 +1111,27 @@ def cmd_guest(data, counts):
             fail(f"{data} {analysis}", f"keys {got}, expected {want}")
 
 
-def cmd_accounting_real(data, script_samples, lost=(0, 0)):
+def file_lost(data):
+    """(number, sum of lost) of the PERF_RECORD_LOST in FILE's data section"""
+    raw = open(data, "rb").read()
+    off, size = struct.unpack_from("<QQ", raw, 40)
+    chunks = lost = 0
+    end = off + size
+    while off + 8 <= end:
+        rtype, _, rsize = struct.unpack_from("<IHH", raw, off)
+        if rsize < 8:
+            break
+        if rtype == 2:
+            chunks += 1
+            lost += struct.unpack_from("<Q", raw, off + 16)[0]
+        off += rsize
+    return chunks, lost
+
+
+def cmd_accounting_real(data, script_samples, with_lost=False):
+    lost = file_lost(data) if with_lost else (0, 0)
+    if with_lost and not lost[0]:
+        fail(data, "no PERF_RECORD_LOST: the recording lost nothing")
     for analysis in ("vmexit", "mmio", "ioport", "userspace", "msr", "hypercall", "halt"):
         for reader in ([], ["--generic-reader"], ["--threads", "1"]):
             args = ["--event", analysis] + reader
@@ -1121,7 +1143,8 @@ def cmd_accounting_real(data, script_samples, lost=(0, 0)):
                      f"perf script shows {script_samples}: {t}")
             if (t["lost_chunks"], t["lost_events"]) != lost:
                 fail(f"{data} {' '.join(args)}", f"lost {t['lost_events']} in "
-                     f"{t['lost_chunks']} chunks, perf report -D says {lost[1]} in {lost[0]}")
+                     f"{t['lost_chunks']} chunks, the file's PERF_RECORD_LOST {lost[1]} "
+                     f"in {lost[0]}")
 
 
 def cmd_lost(data, args):
@@ -1463,7 +1486,7 @@ def main():
     elif cmd == "guest":
         cmd_guest(args[0], [int(a) for a in args[1:9]])
     elif cmd == "accounting-real":
-        cmd_accounting_real(args[0], int(args[1]), tuple(int(a) for a in args[2:4]) or (0, 0))
+        cmd_accounting_real(args[0], int(args[1]), args[2:3] == ["lost"])
     elif cmd == "heatmap":
         cmd_heatmap(args[0], args[1], args[2], args[3:])
     elif cmd == "screenshot":
