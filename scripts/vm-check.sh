@@ -33,19 +33,23 @@ fi
 perf=$1
 kernel=${2:-6.12}
 shift $(($# < 2 ? $# : 2))
-tests=${*:-$(guest_tests "$perf")}
-[ -n "$tests" ] || { echo "vm-check: no guest test found" >&2; exit 1; }
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	read -r -a tests <<< "$(guest_tests "$perf" | tr '\n' ' ')"
+fi
+[ ${#tests[@]} -gt 0 ] || { echo "vm-check: no guest test found" >&2; exit 1; }
 
-export PATH="$(dirname "$perf"):$PATH"
+PATH="$(dirname "$perf"):$PATH"
+export PATH
 writable=()
 [ -n "${SANITIZER_LOG:-}" ] && writable=(-w "$(dirname "$SANITIZER_LOG")")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
-echo "--- the guest tests ($(echo $tests)), in the test machine on Debian's $kernel kernel:"
-# shellcheck disable=SC2086
+echo "--- the guest tests (${tests[*]}), in the test machine on Debian's $kernel kernel:"
 (cd "$top" && "$top/scripts/vm.sh" -k "$kernel" -t 1800 "${writable[@]}" -- \
-	"$perf" test -S -v $tests) > "$log" 2>&1
+	"$perf" test -S -v "${tests[@]}") > "$log" 2>&1
 status=$?
 cat "$log"
 echo "--- the test machine took $(($(date +%s) - start)) s"

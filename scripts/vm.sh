@@ -99,8 +99,10 @@ make_initramfs() {
 	(cd "$init" && find . | cpio -o -H newc --quiet | gzip -1) > "$kdir/initrd.img"
 }
 
-if [ ! -f "$kdir/root/boot/vmlinuz-"* ] 2>/dev/null; then
+vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-* 2> /dev/null)
+if [ -z "$vmlinuz" ]; then
 	fetch_kernel
+	vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-*)
 fi
 if [ ! -f "$kdir/initrd.img" ] || [ "$top/scripts/vm-init.sh" -nt "$kdir/initrd.img" ]; then
 	make_initramfs || cannot "the initramfs of $pkg could not be made"
@@ -130,7 +132,7 @@ fi
 timeout --foreground -k 10 "$timeout" \
 	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp 2 -m 3G \
 	-nodefaults -display none -no-reboot -serial stdio -monitor none \
-	-kernel "$kdir"/root/boot/vmlinuz-* -initrd "$kdir/initrd.img" \
+	-kernel "$vmlinuz" -initrd "$kdir/initrd.img" \
 	-append "$append" "${shares[@]}" < /dev/null | tr -d '\r'
 # The serial console ends each line with \r\n.
 status=${PIPESTATUS[0]}
