@@ -62,7 +62,7 @@ esac
 vmdir=$top/build/vm
 pkg=$(apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$pattern" | sort -V | tail -n 1)
 if [ -z "$pkg" ]; then
-	pkg=$(cd "$vmdir" 2>/dev/null && ls -d linux-image-"$series"* 2>/dev/null | sort -V | tail -n 1)
+	pkg=$(find "$vmdir" -maxdepth 1 -printf '%f\n' 2> /dev/null | grep -E "$pattern" | sort -V | tail -n 1)
 	[ -n "$pkg" ] || cannot "no package matches $pattern (run apt-get update)"
 fi
 kdir=$vmdir/$pkg

@@ -357,11 +357,12 @@ static __always_inline int reader__sample(struct reader *r, const union perf_eve
 		r->unknown_id++;
 		return 0;
 	}
-	/* Counted, not decoded nor ordered: the analysis never looks at it. */
+	/* Counted, not decoded nor ordered: no analysis looks at it. */
 	if (!layout->dec) {
 		r->other_events++;
 		return 0;
 	}
+	/* Counted, not decoded nor ordered: the analysis never looks at it. */
 	if (layout->skip) {
 		r->skipped[layout->dec->tp]++;
 		return 0;

@@ -1046,10 +1046,9 @@ def cmd_accounting(data, script_samples, args):
 # The guest's pages that its first accesses fault in: its code (GPA
 # 0x1000) and page 0, where it reads the counts of its loops.
 GUEST_FIRST_TOUCH = 2
-# Exits that the host causes, whatever the guest does (6.12 names the
-# SVM interrupt exit intr, 6.1 interrupt); in a guest that runs for a few
-# ms, fewer than its own exits.
-HOST_EXITS = {"svm": ("intr", "interrupt", "nmi", "smi"),
+# Exits that the host causes, whatever the guest does; in a guest that
+# runs for a few ms, fewer than its own exits.
+HOST_EXITS = {"svm": ("interrupt", "nmi", "smi"),
               "vmx": ("EXTERNAL_INTERRUPT", "NMI_WINDOW", "PREEMPTION_TIMER")}
 
 
