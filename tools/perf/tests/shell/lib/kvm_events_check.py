@@ -46,12 +46,16 @@ documented 0.4%.
         a real kernel's recording of perf test -w kvmguest with these
         counts: the guest's own counts are the truth, exact in every
         analysis; only the exits a host causes (interrupts, nested page
-        faults on first touch) are bounded instead
+        faults on first touch) are bounded instead; and no sample twice
   kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES [lost]
         a recording perf record wrote: in every analysis and reader, every
         sample that perf script shows is read and in one bucket; with
         lost, the file must have PERF_RECORD_LOST records, and the events
         lost are the sum of theirs, in as many chunks
+  kvm_events_check.py once FILE [FIRST:COPY...]
+        perf record wrote each sample of FILE once: no sample the same,
+        byte for byte, as an earlier one; or exactly these copies, at
+        these file offsets (hex)
 
 Exit status 0 when all is equal, 1 with a "FAIL: " line per difference.
 """
@@ -1087,6 +1091,7 @@ def key_prefix(key):
 
 
 def cmd_guest(data, counts):
+    cmd_once(data, [])
     n = dict(zip(("out", "in", "write", "read", "cpuid", "rdmsr", "wrmsr", "hc"), counts))
     exits = {k["key"]: k["samples"] for k in report(data, ["--event", "vmexit"])["keys"]}
     vendor = "svm" if "npf" in exits or "io" in exits else "vmx"
@@ -1110,24 +1115,54 @@ def cmd_guest(data, counts):
             fail(f"{data} {analysis}", f"keys {got}, expected {want}")
 
 
-def file_lost(data):
-    """(number, sum of lost) of the PERF_RECORD_LOST in FILE's data section"""
+def file_records(data):
+    """(offset, type, bytes) of each record in FILE's data section, or in
+    the stream of a file perf wrote to a pipe"""
     raw = open(data, "rb").read()
-    off, size = struct.unpack_from("<QQ", raw, 40)
-    chunks = lost = 0
-    end = off + size
+    if struct.unpack_from("<Q", raw, 8)[0] == 16:
+        off, end = 16, len(raw)
+    else:
+        off, size = struct.unpack_from("<QQ", raw, 40)
+        end = off + size
     while off + 8 <= end:
         rtype, _, rsize = struct.unpack_from("<IHH", raw, off)
         if rsize < 8:
             break
+        yield off, rtype, raw[off:off + rsize]
+        off += rsize
+
+
+def file_lost(data):
+    """(number, sum of lost) of the PERF_RECORD_LOST in FILE's data section"""
+    chunks = lost = 0
+    for _, rtype, rec in file_records(data):
         if rtype == 2:
             chunks += 1
-            lost += struct.unpack_from("<Q", raw, off + 16)[0]
-        off += rsize
+            lost += struct.unpack_from("<Q", rec, 16)[0]
     return chunks, lost
 
 
+def cmd_once(data, want):
+    """Each sample in FILE once: a sample the same byte for byte as an
+    earlier one (the same time, cpu, tid and raw data) is one that perf
+    record wrote twice.  WANT lists the copies expected, as FIRST:COPY
+    file offsets in hex; by default none."""
+    first = {}
+    copies = []
+    for off, rtype, rec in file_records(data):
+        if rtype != 9:
+            continue
+        if rec in first:
+            copies.append(f"{first[rec]:#x}:{off:#x}")
+        else:
+            first[rec] = off
+    if copies != want:
+        fail(data, f"samples written twice (first:copy): {' '.join(copies) or 'none'}, "
+             f"expected {' '.join(want) or 'none'}")
+
+
 def cmd_accounting_real(data, script_samples, with_lost=False):
+    cmd_once(data, [])
     lost = file_lost(data) if with_lost else (0, 0)
     if with_lost and not lost[0]:
         fail(data, "no PERF_RECORD_LOST: the recording lost nothing")
@@ -1486,6 +1521,8 @@ def main():
         cmd_guest(args[0], [int(a) for a in args[1:9]])
     elif cmd == "accounting-real":
         cmd_accounting_real(args[0], int(args[1]), args[2:3] == ["lost"])
+    elif cmd == "once":
+        cmd_once(args[0], args[1:])
     elif cmd == "heatmap":
         cmd_heatmap(args[0], args[1], args[2], args[3:])
     elif cmd == "screenshot":

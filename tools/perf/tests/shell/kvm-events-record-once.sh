@@ -1,0 +1,34 @@
+#!/bin/bash
+# kvm-events: perf record writes each sample of a KVM guest once, run after run
+# SPDX-License-Identifier: GPL-2.0
+
+# perf record's ring buffer reader pushed again what the kernel wrote
+# while it read (fixed by the series' fix-11): a recording then held a
+# sample twice, and the report counted an access more than the guest
+# made.  Under emulation the window is wide.  Record the guest many
+# times with the default buffer, the recorder free to run on any CPU,
+# and look for a sample written twice in each file.
+
+set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
+
+skip_without_kvm_tracing
+skip_without_python3
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+trap 'rm -rf "$dir"' EXIT
+err=0
+runs=10
+
+for i in $(seq $runs); do
+	data=$dir/run$i.data
+	if ! perf kvm-events record -q -o "$data" -- \
+			perf test -w kvmguest 300 200 150 100 > "$dir/record.log" 2>&1; then
+		echo "FAIL: run $i: perf kvm-events record of the guest"
+		cat "$dir/record.log"
+		exit 1
+	fi
+	kvm_events_check once "$data" || err=1
+done
+[ $err = 0 ] && echo "$runs recordings, each sample once"
+exit $err
