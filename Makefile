@@ -14,6 +14,12 @@
 #                   run the guest tests in the test machine: Debian's 6.12
 #                   (or 6.1) kernel's KVM on qemu's emulated SVM CPU, for a
 #                   host without /dev/kvm (make check does so by itself)
+#   make vm-check VM_ARCH=arm64 [VM_KERNEL=6.12-nvhe|6.1]
+#                   the arm64 guest tests, with the arm64 perf, in the
+#                   arm64 test machine (Debian's arm64 kernel's KVM on
+#                   qemu's emulated virtualization extensions)
+#   make perf-arm64 cross-build the same perf for arm64, into
+#                   build/perf-out-arm64/perf
 #   make run        record the bundled KVM guest and print the reports
 #   make series     write the work as a git am-able series to build/series
 #   make series-check
@@ -25,6 +31,7 @@ BUILD     ?= $(CURDIR)/build
 BASE      := $(BUILD)/base
 TREE      := $(BUILD)/linux
 OUT       := $(BUILD)/perf-out
+ARM64_OUT := $(BUILD)/perf-out-arm64
 SAN_OUT   := $(BUILD)/perf-out-san
 FUZZ_OUT  := $(BUILD)/perf-out-fuzz
 PERF      := $(CURDIR)/perf
@@ -72,13 +79,17 @@ define build-kvmgen
 	fi
 endef
 
-.PHONY: all perf perf-san perf-fuzz deps deps-optional tree check vm-check run series \
-	series-check bench fuzz clean FORCE
+.PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional \
+	tree check vm-check run series series-check bench fuzz clean FORCE
 
 all: perf
 
 deps:
 	@scripts/deps.sh
+
+# The arm64 cross toolchain and the arm64 builds of perf's libraries
+deps-arm64:
+	@scripts/deps.sh --arm64
 
 # What only some tests use (they skip without it): Chromium
 deps-optional:
@@ -99,6 +110,29 @@ perf: deps tree
 	@ln -sf $(OUT)/perf $(PERF)
 	@echo "  PERF   ./perf ($$($(PERF) version))"
 	$(call build-kvmgen,$(OUT))
+
+# perf for arm64, cross-built from the same laid tree the way perf's own
+# Makefile does it (ARCH and CROSS_COMPILE), with the same features, for
+# the arm64 test machine (scripts/vm.sh -a arm64).  There is no
+# aarch64-linux-gnu-pkg-config on Debian 12, so pkg-config is pointed at
+# the arm64 multiarch .pc files; Makefile.perf would guess the same
+# folders, but says so with a warning.  The BPF skeletons build as for
+# x86: clang --target=bpf compiles them with -D__TARGET_ARCH_arm64, and
+# the bootstrap bpftool that turns them into skeletons is built with the
+# host's gcc.  No kvmgen beside it: the tests that generate recordings
+# run on the host, with ./perf; in the arm64 machine they skip.
+ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+
+perf-arm64: deps deps-arm64 tree
+	@mkdir -p $(ARM64_OUT)
+	@PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) PKG_CONFIG_PATH= \
+		$(MAKE) -s -C $(TREE)/tools/perf O=$(ARM64_OUT) -j$(JOBS) \
+		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		$(PERF_FEATURES) $(EXTRA_PERF_FLAGS) \
+		>$(BUILD)/perf-arm64-build.log 2>&1 || \
+		{ grep -E -B2 -A4 'error|Error' $(BUILD)/perf-arm64-build.log | head -60; \
+		  echo "error: arm64 perf build failed, see $(BUILD)/perf-arm64-build.log" >&2; exit 1; }
+	@echo "  PERF   $(ARM64_OUT)/perf (arm64)"
 
 # SANITIZE=1: a second perf, in its own output folder so that ./perf and
 # its incremental build stay as they are, with AddressSanitizer and
@@ -149,13 +183,22 @@ check: perf-san
 	@mkdir -p $(dir $(SAN_LOG))
 	@$(SAN_ENV) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
 else
-check: perf
-	@scripts/check.sh $(PERF) $(BASE) $(TREE)
+# and the arm64 guest tests, with the arm64 perf, in the arm64 test
+# machine (the sanitized run leaves them out: no arm64 ASan perf)
+check: perf perf-arm64
+	@ARM64_PERF=$(ARM64_OUT)/perf scripts/check.sh $(PERF) $(BASE) $(TREE)
 endif
 
 VM_KERNEL ?= 6.12
+# x86_64, or arm64: the arm64 guest tests with the arm64 perf
+VM_ARCH ?= x86_64
+ifeq ($(VM_ARCH),arm64)
+vm-check: perf-arm64
+	@scripts/vm-check.sh -a arm64 $(ARM64_OUT)/perf $(VM_KERNEL)
+else
 vm-check: perf
-	@scripts/vm-check.sh $(PERF) $(VM_KERNEL)
+	@scripts/vm-check.sh -a $(VM_ARCH) $(PERF) $(VM_KERNEL)
+endif
 
 # The fuzzed perf: AFL++'s instrumentation and ASan, built with clang.
 # WERROR=0: the normal build keeps the tree free of gcc's warnings, and a

@@ -8,10 +8,18 @@
 # deps.sh --optional: what only some tests use, and skip without:
 #   chromium   kvm-events-heatmap-browser.sh draws the --heatmap SVG with
 #              it; about 350 MB, so make perf does not install it
+# deps.sh --arm64: what make perf-arm64 cross-builds with: the arm64 gcc
+#   and libc, and the arm64 builds of the libraries perf links
+# A package named PKG:arm64 is the arm64 build of PKG, installed beside the
+# host's: dpkg is told of the foreign architecture first, and the archive
+# is asked again for its arm64 lists.
 # clang compiles the BPF programs (live --use-bpf) with the tree's libbpf
 # and bpftool; without it perf still builds, and --use-bpf says why not.
 OPTIONAL="chromium"
+ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libelf-dev:arm64
+	libtraceevent-dev:arm64 zlib1g-dev:arm64"
 [ "${1:-}" = --optional ] && set -- $OPTIONAL
+[ "${1:-}" = --arm64 ] && set -- $ARM64
 PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3 clang}
 
 missing=""
@@ -21,11 +29,27 @@ for p in $PKGS; do
 done
 [ -z "$missing" ] && exit 0
 
+add_arch=""
+case $missing in
+*:arm64*)
+	dpkg --print-foreign-architectures | grep -qx arm64 || add_arch=arm64
+	;;
+esac
+
 if [ "$(id -u)" != 0 ]; then
-	echo "error: missing packages; as root run: apt-get install -y$missing" >&2
+	if [ -n "$add_arch" ]; then
+		echo "error: missing packages; as root run: dpkg --add-architecture arm64 &&" \
+			"apt-get update && apt-get install -y$missing" >&2
+	else
+		echo "error: missing packages; as root run: apt-get install -y$missing" >&2
+	fi
 	exit 1
 fi
 echo "  DEPS   installing:$missing"
+if [ -n "$add_arch" ]; then
+	dpkg --add-architecture "$add_arch" ||
+		{ echo "error: dpkg --add-architecture $add_arch failed" >&2; exit 1; }
+fi
 apt-get update -qq >/dev/null || { echo "error: apt-get update failed" >&2; exit 1; }
 apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
 	{ echo "error: apt-get install -y$missing failed" >&2; exit 1; }

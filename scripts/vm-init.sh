@@ -6,6 +6,11 @@
 # only under a tmpfs overlay, mount the run's folder (and the writable
 # folder, if any) at their host paths, run the command there as root, and
 # leave its exit status in the run's folder (the command does).
+#
+# On arm64 (vm.arch=arm64) KVM is built in, and the root is the arm64
+# userland vm.sh shares as "arm64root", under a tmpfs overlay; the host's
+# root is at /host in it, and each host folder of vm.paths= is at its own
+# path under an overlay of its own.
 /bin/busybox --install -s /bin
 export PATH=/bin
 
@@ -18,29 +23,57 @@ fail() {
 	poweroff -f
 }
 
-for m in $(cat /modules/order); do
-	insmod "/modules/$m" || fail "insmod $m failed"
-done
-[ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm_amd"
-
-# vm.run= and vm.writable= from the kernel's command line
+# vm.run=, vm.writable=, vm.arch= and vm.paths= from the kernel's command
+# line
+arch=x86_64
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	vm.run=*) run=${arg#vm.run=} ;;
 	vm.writable=*) writable=${arg#vm.writable=} ;;
+	vm.arch=*) arch=${arg#vm.arch=} ;;
+	vm.paths=*) paths=${arg#vm.paths=} ;;
 	esac
 done
 
+for m in $(cat /modules/order); do
+	insmod "/modules/$m" || fail "insmod $m failed"
+done
+if [ $arch = arm64 ]; then
+	[ -c /dev/kvm ] || fail "no /dev/kvm: the kernel's KVM did not initialize"
+else
+	[ -c /dev/kvm ] || fail "no /dev/kvm after loading kvm_amd"
+fi
+
+# overlay LOWER TOP: LOWER under a tmpfs overlay of its own at TOP
+n=0
+overlay() {
+	n=$((n + 1))
+	mkdir -p /mnt/rw/$n/upper /mnt/rw/$n/work "$2"
+	mount -t overlay overlay \
+		-o "lowerdir=$1,upperdir=/mnt/rw/$n/upper,workdir=/mnt/rw/$n/work" "$2"
+}
+
 opts=trans=virtio,version=9p2000.L,msize=512000
 mkdir -p /mnt/host /mnt/rw /mnt/root
-mount -t 9p -o "$opts,ro" hostroot /mnt/host || fail "mount of the host's root failed"
 mount -t tmpfs -o size=75% tmpfs /mnt/rw
-mkdir -p /mnt/rw/upper /mnt/rw/work
-mount -t overlay overlay \
-	-o lowerdir=/mnt/host,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work /mnt/root ||
-	fail "the overlay over the host's root failed"
-
 root=/mnt/root
+if [ $arch = arm64 ]; then
+	mkdir -p /mnt/arm64
+	mount -t 9p -o "$opts,ro" arm64root /mnt/arm64 || fail "mount of the arm64 root failed"
+	overlay /mnt/arm64 $root || fail "the overlay over the arm64 root failed"
+	mkdir -p $root/host
+	mount -t 9p -o "$opts,ro" hostroot $root/host || fail "mount of the host's root failed"
+	# The checkout and the current folder; not a folder of the arm64
+	# root's own, whose binaries the host's would hide.
+	for p in $(echo "$paths" | tr : ' '); do
+		[ -e "$root$p" ] && continue
+		overlay "$root/host$p" "$root$p" || fail "the overlay over $p failed"
+	done
+else
+	mount -t 9p -o "$opts,ro" hostroot /mnt/host || fail "mount of the host's root failed"
+	overlay /mnt/host $root || fail "the overlay over the host's root failed"
+fi
+
 mount -t proc proc $root/proc
 mount -t sysfs sysfs $root/sys
 mount -t devtmpfs devtmpfs $root/dev
@@ -58,8 +91,10 @@ mount -t bpf bpf $root/sys/fs/bpf 2> /dev/null
 # No tmpfs over /tmp: the checkout may be there (CI clones into it);
 # what is written there goes to the overlay's tmpfs all the same.
 # perf mmaps its output: a writable share needs cache=mmap.
+mkdir -p "$root$run"
 mount -t 9p -o "$opts,cache=mmap" run "$root$run" || fail "mount of the run's folder failed"
 if [ -n "${writable:-}" ]; then
+	mkdir -p "$root$writable"
 	mount -t 9p -o "$opts,cache=mmap" writable "$root$writable" ||
 		fail "mount of $writable failed"
 fi
