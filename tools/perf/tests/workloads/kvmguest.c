@@ -21,11 +21,12 @@
  *
  * Exit codes: 0 all counts matched, 1 failure (bad argument, KVM error,
  * unexpected exit or count mismatch), 2 skip (no usable KVM, no in-kernel
- * irqchip or x2APIC for the halt form, or not x86).
+ * irqchip or x2APIC for the halt form, or neither x86 nor arm64).
  */
 #include <stdio.h>
 #include <linux/compiler.h>
 #include "../tests.h"
+#include "kvmguest.h"
 
 /* Returned when the host cannot run the guest at all, so tests can skip. */
 #define KVMGUEST_SKIP	2
@@ -777,11 +778,19 @@ static int kvmguest(int argc, const char **argv)
 	return ret;
 }
 
-#else /* !x86 */
+#elif defined(__aarch64__)
+
+/* The guest of kvmguest-arm64.c: the same two forms, its own accesses */
+static int kvmguest(int argc, const char **argv)
+{
+	return kvmguest_arm64(argc, argv);
+}
+
+#else
 
 static int kvmguest(int argc __maybe_unused, const char **argv __maybe_unused)
 {
-	fprintf(stderr, PFX "the guest code is x86-only\n");
+	fprintf(stderr, PFX "the guest code is for x86 and arm64 only\n");
 	return KVMGUEST_SKIP;
 }
 
