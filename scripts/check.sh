@@ -3,6 +3,9 @@
 #
 # check.sh PERF BASE TREE
 #
+# With ARM64_PERF set (make perf-arm64's perf), the arm64 guest tests run
+# in the arm64 test machine too.
+#
 # checkpatch (from the base tree) on our files and on each patch of the
 # series, then `perf test kvm-events`, which runs the C suite and the
 # shell tests.  Ends with a "N passed, N failed, N skipped" line.
@@ -75,7 +78,11 @@ export PATH="$(dirname "$perf"):$PATH"
 # (scripts/vm-check.sh), so that they never count as skipped here.
 guest_tests=""
 [ -c /dev/kvm ] || guest_tests=$(scripts/vm-check.sh --list "$perf")
-skip_list=$(echo $guest_tests | tr ' ' ',')
+# The arm64 guest's tests skip on any other host: they run in the arm64
+# test machine below instead.
+arm64_tests=""
+[ "$(uname -m)" = aarch64 ] || arm64_tests=$(scripts/vm-check.sh -a arm64 --list "$perf")
+skip_list=$(echo $guest_tests $arm64_tests | tr ' ' ',')
 # With them, the test of the series' fix of perf record's ring buffer
 # reader (fix-11), which kvm-events' recordings depend on.
 "$perf" test ${skip_list:+--skip "$skip_list"} kvm-events perf_mmap__push 2>&1 |
@@ -88,26 +95,65 @@ cat "$log"
 # recordings go through every analysis, reader and recorder, not the
 # readers' many layouts, the cut recordings nor live's timing, which the
 # plain check, run first in CI, has just run.
+# vm_check LABEL [-a ARCH] PERF KERNEL [TEST...]: the guest tests in the
+# test machine, their results labelled "(on LABEL)"
 vm_check() {
-	local vm_log status
+	local label=$1 vm_log status
+	shift
 	vm_log=$(mktemp)
-	scripts/vm-check.sh "$perf" "$@" > "$vm_log" 2>&1
+	scripts/vm-check.sh "$@" > "$vm_log" 2>&1
 	status=$?
 	cat "$vm_log"
-	sed "s/: \(Ok\|FAILED!*\|Skip.*\)$/ (on $1): \1/" "$vm_log" |
+	sed "s/: \(Ok\|FAILED!*\|Skip.*\)$/ (on $label): \1/" "$vm_log" |
 		grep -E ': (Ok|FAILED!?|Skip)' >> "$log"
 	[ $status = 0 ] || [ "$(grep -E -c ': FAILED!?' "$vm_log")" -gt 0 ] ||
-		fail "the guest tests in the test machine on $1 (scripts/vm-check.sh: exit $status)"
+		fail "the guest tests in the test machine on $label (scripts/vm-check.sh: exit $status)"
 	rm -f "$vm_log"
 }
+
+# same_reports DIR LABEL: the reports the arm64 perf left in DIR, of the
+# recordings it made there, are what this perf prints of them, byte for byte
+same_reports() {
+	local dir=$1 r name analysis json n=0 bad=""
+	for r in "$dir"/*.txt "$dir"/*.json; do
+		[ -f "$r" ] || continue
+		name=$(basename "$r")
+		analysis=${name#*.}
+		analysis=${analysis%.*}
+		json=""
+		case $r in *.json) json=--json ;; esac
+		# shellcheck disable=SC2086
+		(cd "$dir" && "$perf" kvm-events report -i "${name%%.*}.data" \
+			--event "$analysis" $json 2>&1) | cmp -s - "$r" || bad="$bad $name"
+		n=$((n + 1))
+	done
+	if [ $n -gt 0 ] && [ -z "$bad" ]; then
+		pass "the $n reports of the arm64 perf on $2 are this perf's"
+	else
+		fail "the reports of the arm64 perf on $2 are this perf's: ${bad:-none to compare}"
+	fi
+}
+
 if [ -n "$guest_tests" ]; then
 	if [ -z "$san_log" ]; then
-		vm_check 6.12
-		vm_check 6.1 "known guest"
+		vm_check 6.12 "$perf" 6.12
+		vm_check 6.1 "$perf" 6.1 "known guest"
 	else
-		vm_check 6.12 "known guest" "halting KVM guest" "live --use-bpf counts" \
-			"recorded KVM guest"
+		vm_check 6.12 "$perf" 6.12 "known guest" "halting KVM guest" \
+			"live --use-bpf counts" "recorded KVM guest"
 	fi
+fi
+# The arm64 guest tests, with the arm64 perf (ARM64_PERF, make
+# perf-arm64), in the arm64 test machine on Debian's 6.12 kernel, in VHE
+# and nVHE mode, and on 6.1; then this perf must report their recordings
+# as the arm64 perf did.
+if [ -n "${ARM64_PERF:-}" ]; then
+	for kernel in 6.12 6.12-nvhe 6.1; do
+		keep=$(mktemp -d "$top/build/arm64-keep.XXXXXX")
+		KVM_EVENTS_KEEP=$keep vm_check "arm64 $kernel" -a arm64 "$ARM64_PERF" $kernel
+		same_reports "$keep" "arm64 $kernel"
+		rm -rf "$keep"
+	done
 fi
 p=$(grep -E -c ': Ok$' "$log")
 f=$(grep -E -c ': FAILED!?' "$log")
@@ -115,7 +161,7 @@ s=$(grep -E -c ': Skip' "$log")
 # A failure says why only with -v: run each failed test again, verbosely.
 # The test machine's tests ran with -v already.
 for t in $(sed -n 's/^ *\([0-9][0-9.]*\): .*: FAILED!*$/\1/p' "$log"); do
-	case " $guest_tests " in *" ${t%%.*} "*) continue ;; esac
+	case " $guest_tests $arm64_tests " in *" ${t%%.*} "*) continue ;; esac
 	echo "--- perf test -v ${t%%.*}, again:"
 	"$perf" test -v "${t%%.*}" 2>&1 | tail -40
 done

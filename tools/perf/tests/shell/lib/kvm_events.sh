@@ -57,6 +57,28 @@ skip_without_kvm_tracing() {
 	fi
 }
 
+# skip_without_arm64_kvm_tracing: as skip_without_kvm_tracing, for the
+# tests of the arm64 guest: on any other host they skip, and make check
+# runs them in the arm64 test machine (scripts/vm.sh -a arm64).
+skip_without_arm64_kvm_tracing() {
+	if [ "$(uname -m)" != aarch64 ]; then
+		echo "skip: the arm64 guest needs an arm64 host"
+		exit 2
+	fi
+	if [ ! -c /dev/kvm ]; then
+		echo "skip: no /dev/kvm on this host"
+		exit 2
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip: recording kvm tracepoints needs root"
+		exit 2
+	fi
+	if ! perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit; then
+		echo "skip: no kvm:kvm_exit tracepoint (tracefs missing)"
+		exit 2
+	fi
+}
+
 # skip_without_kvm_tracepoints: exit 2 (skip) with a reason when this
 # host cannot open kvm tracepoints, which need no /dev/kvm: on a host
 # without one they are there, and never fire.

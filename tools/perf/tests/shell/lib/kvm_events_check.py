@@ -47,11 +47,21 @@ documented 0.4%.
         counts: the guest's own counts are the truth, exact in every
         analysis; only the exits a host causes (interrupts, nested page
         faults on first touch) are bounded instead; and no sample twice
+  kvm_events_check.py guest-arm64 FILE WRITE READ HVC SYSREG
+        the same for the arm64 guest: its MMIO accesses, PSCI_VERSION
+        calls and trapped sysreg reads, exact; only IRQ exits bounded;
+        and each exit's time the span to its kvm_entry in perf script
+  kvm_events_check.py halt-arm64 FILE HALTS
+        the arm64 guest's halt form: a WFI exit and a wakeup per halt
+        that trapped, the others IRQ exits, and its setup's exits
   kvm_events_check.py accounting-real FILE SCRIPT_SAMPLES [lost]
         a recording perf record wrote: in every analysis and reader, every
         sample that perf script shows is read and in one bucket; with
         lost, the file must have PERF_RECORD_LOST records, and the events
         lost are the sum of theirs, in as many chunks
+  kvm_events_check.py keys FILE ANALYSIS KEY=SAMPLES...
+        a real recording whose truth is known: the report's keys (their
+        numbers, without the names after them) and samples are these
   kvm_events_check.py once FILE [FIRST:COPY...]
         perf record wrote each sample of FILE once: no sample the same,
         byte for byte, as an earlier one; or exactly these copies, at
@@ -1085,6 +1095,115 @@ def guest_tables(n):
     }
 
 
+def check_guest_exits(data, want, host_exits):
+    """vmexit of DATA: each of WANT's keys within its (min, max), and no
+    other key but HOST_EXITS, fewer than the guest's own"""
+    exits = {k["key"]: k["samples"] for k in report(data, ["--event", "vmexit"])["keys"]}
+    for key, (low, high) in want.items():
+        got = exits.pop(key, 0)
+        if not low <= got <= high:
+            fail(f"{data} vmexit", f"{key}: {got} exits, expected "
+                 f"{low if low == high else f'{low} to {high}'}")
+    for key, got in exits.items():
+        if key not in host_exits:
+            fail(f"{data} vmexit", f"{key}: {got} exits the guest does not make")
+    guest_exits = sum(low for low, _ in want.values())
+    if sum(exits.values()) > guest_exits:
+        fail(f"{data} vmexit", f"{exits}: more of the host's exits than the guest's "
+             f"{guest_exits}")
+
+
+def check_guest_tables(data, tables):
+    for analysis, want in tables.items():
+        got = {key_prefix(k["key"]): k["samples"] for k in
+               report(data, ["--event", analysis])["keys"]}
+        want = {k: v for k, v in want.items() if v}
+        if got != want:
+            fail(f"{data} {analysis}", f"keys {got}, expected {want}")
+
+
+# The arm64 guest (tools/perf/tests/workloads/kvmguest-arm64.c): its
+# MMIO addresses, and the exits the host causes, whatever the guest does.
+ARM64_MMIO_WRITE, ARM64_MMIO_READ, ARM64_DONE = "0x20000000", "0x20000010", "0x20000020"
+ARM64_HOST_EXITS = ("IRQ",)
+
+
+def guest_arm64_vmexits(n):
+    """{key: (min, max)} of the arm64 guest's exits: its accesses and the
+    final store, its calls and sysreg reads, and the first fetch of its
+    only page; it touches no other RAM"""
+    mmio = n["write"] + n["read"] + 1
+    return {"DABT_LOW": (mmio, mmio), "HVC64": (n["hvc"],) * 2,
+            "SYS64": (n["sysreg"],) * 2, "IABT_LOW": (1, 1)}
+
+
+def guest_arm64_tables(n):
+    """{analysis: {key prefix: samples}} of the arm64 guest, exact"""
+    return {
+        "mmio": {f"{ARM64_MMIO_WRITE}:W": n["write"], f"{ARM64_MMIO_READ}:R": n["read"],
+                 f"{ARM64_DONE}:W": 1},
+        "hypercall": {"0x84000000": n["hvc"]},
+        "userspace": {"MMIO": n["write"] + n["read"] + 1},
+    }
+
+
+def script_exit_times(data):
+    """{exit: [exits, timed, total ns]} from perf script: each kvm_exit
+    timed up to the next kvm_entry of its thread.  On arm64 both carry
+    the guest's PC and cpumode, so perf script shows them only with
+    --guest-code."""
+    out = perf(["script", "-i", data, "--guest-code", "--ns", "-F", "tid,time,event,trace"])
+    exits = {}
+    pending = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*(\d+)\s+(\d+)\.(\d{9}):\s+kvm:(kvm_exit|kvm_entry):\s*(.*)", line)
+        if not m:
+            continue
+        tid, time = m[1], int(m[2]) * 10**9 + int(m[3])
+        if m[4] == "kvm_exit":
+            name = re.search(r"\((\w+)\)", m[5]) if m[5].startswith("TRAP") else None
+            key = name[1] if name else m[5].split(":")[0]
+            exits.setdefault(key, [0, 0, 0])[0] += 1
+            pending[tid] = (key, time)
+        elif tid in pending:
+            key, start = pending.pop(tid)
+            exits[key][1] += 1
+            exits[key][2] += time - start
+    return exits
+
+
+def cmd_guest_arm64(data, counts):
+    cmd_once(data, [])
+    n = dict(zip(("write", "read", "hvc", "sysreg"), counts))
+    check_guest_exits(data, guest_arm64_vmexits(n), ARM64_HOST_EXITS)
+    check_guest_tables(data, guest_arm64_tables(n))
+    # The times, from the events themselves: perf kvm stat, the oracle of
+    # the x86 guest, gives other times on arm64 recordings.
+    got = {k["key"]: [k["samples"], k["timed"], k["total_ns"]] for k in
+           report(data, ["--event", "vmexit"])["keys"]}
+    want = script_exit_times(data)
+    if got != want:
+        fail(f"{data} vmexit", f"[exits, timed, ns] {got}, perf script's {want}")
+
+
+def cmd_halt_arm64(data, halts):
+    """the arm64 guest's halt form: a WFI exit per halt that trapped, and
+    a halt that did not only when its timer fired first, an IRQ exit; the
+    GIC setup's three writes and the final store, the first fetch; a
+    wakeup per WFI exit"""
+    cmd_once(data, [])
+    exits = {k["key"]: k["samples"] for k in report(data, ["--event", "vmexit"])["keys"]}
+    wfi, irq = exits.pop("WFI", 0), exits.pop("IRQ", 0)
+    if not wfi <= halts <= wfi + irq:
+        fail(f"{data} vmexit", f"{wfi} WFI and {irq} IRQ exits for {halts} halts")
+    if exits != {"DABT_LOW": 4, "IABT_LOW": 1}:
+        fail(f"{data} vmexit", f"{exits}, expected DABT_LOW 4 and IABT_LOW 1 besides")
+    wakeups = sum(k["samples"] for k in report(data, ["--event", "halt"])["keys"])
+    if wakeups != wfi:
+        fail(f"{data} halt", f"{wakeups} wakeups for {wfi} WFI exits")
+    check_guest_tables(data, {"userspace": {"MMIO": 1}})
+
+
 def key_prefix(key):
     """a key without the name after its number: 0x8b:R/IA32_UCODE_REV, 1 KVM_HC_..."""
     return re.split(r"[/ ]", key, maxsplit=1)[0]
@@ -1093,26 +1212,10 @@ def key_prefix(key):
 def cmd_guest(data, counts):
     cmd_once(data, [])
     n = dict(zip(("out", "in", "write", "read", "cpuid", "rdmsr", "wrmsr", "hc"), counts))
-    exits = {k["key"]: k["samples"] for k in report(data, ["--event", "vmexit"])["keys"]}
+    exits = [k["key"] for k in report(data, ["--event", "vmexit"])["keys"]]
     vendor = "svm" if "npf" in exits or "io" in exits else "vmx"
-    for key, (low, high) in guest_vmexits(vendor, n).items():
-        got = exits.pop(key, 0)
-        if not low <= got <= high:
-            fail(f"{data} vmexit", f"{key}: {got} exits, expected "
-                 f"{low if low == high else f'{low} to {high}'}")
-    for key, got in exits.items():
-        if key not in HOST_EXITS[vendor]:
-            fail(f"{data} vmexit", f"{key}: {got} exits the guest does not make")
-    guest_exits = sum(low for low, _ in guest_vmexits(vendor, n).values())
-    if sum(exits.values()) > guest_exits:
-        fail(f"{data} vmexit", f"{exits}: more of the host's exits than the guest's "
-             f"{guest_exits}")
-    for analysis, want in guest_tables(n).items():
-        got = {key_prefix(k["key"]): k["samples"] for k in
-               report(data, ["--event", analysis])["keys"]}
-        want = {k: v for k, v in want.items() if v}
-        if got != want:
-            fail(f"{data} {analysis}", f"keys {got}, expected {want}")
+    check_guest_exits(data, guest_vmexits(vendor, n), HOST_EXITS[vendor])
+    check_guest_tables(data, guest_tables(n))
 
 
 def file_records(data):
@@ -1519,6 +1622,13 @@ def main():
         cmd_lost(args[0], args[1:])
     elif cmd == "guest":
         cmd_guest(args[0], [int(a) for a in args[1:9]])
+    elif cmd == "keys":
+        check_guest_tables(args[0], {args[1]: {k: int(v) for k, v in
+                                               (a.rsplit("=", 1) for a in args[2:])}})
+    elif cmd == "halt-arm64":
+        cmd_halt_arm64(args[0], int(args[1]))
+    elif cmd == "guest-arm64":
+        cmd_guest_arm64(args[0], [int(a) for a in args[1:5]])
     elif cmd == "accounting-real":
         cmd_accounting_real(args[0], int(args[1]), args[2:3] == ["lost"])
     elif cmd == "once":
