@@ -97,7 +97,7 @@ rc=$?
 [ $rc -eq 0 ] || fail "live -a stopped by SIGINT: exit $rc" "$dir/int"
 [ "$(labels "$dir/int" | wc -l)" = 3 ] && within "$dir/int" 3 0.00 0.60 &&
 	[ "$(count "$dir/int" '^Since the start:')" = 3 ] ||
-	fail "live -a stopped by SIGINT after 2 refreshes: not 2 refreshes and the final one" "$dir/int"
+	fail "live -a stopped by SIGINT after 2 refreshes: not those and a final one" "$dir/int"
 
 # SIGTERM to live alone, with a workload still running: it stops the
 # workload, refreshes a last time and exits 0, well before the workload's end.
