@@ -37,11 +37,11 @@ guest() {
 	report -i "$dir/guest.data" --event msr
 	report -i "$dir/guest.data" --event hypercall
 	report -i "$dir/guest.data" --event userspace --stats
-	if taskset -c 0 "$perf" kvm-events record -q -o "$dir/halt.data" -- \
+	if taskset -c 0 "$perf" kvm-events record -q --event halt -o "$dir/halt.data" -- \
 		"$perf" test -w kvmguest halt 40 1000 >> "$dir/record.log" 2>&1; then
 		echo
 		echo "== The guest halting 40 times, woken 1 ms later each time:"
-		echo "\$ perf kvm-events record -o $dir/halt.data -- perf test -w kvmguest halt 40 1000"
+		echo "\$ perf kvm-events record --event halt -o $dir/halt.data -- perf test -w kvmguest halt 40 1000"
 		report -i "$dir/halt.data" --event halt --stats
 	fi
 }

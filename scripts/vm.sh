@@ -204,7 +204,12 @@ if [ $arch = arm64 ]; then
 	qemu=(qemu-system-aarch64 -machine "virt,virtualization=on,gic-version=3"
 		-cpu "max,pauth-impdef=on" -accel "tcg,thread=single" -smp 2 -m 2G)
 else
-	append="console=ttyS0 $append"
+	# tsc=reliable: no clocksource watchdog.  Under emulation it can
+	# find the TSC skewed and mark it unstable; the kernel's sched clock
+	# then holds still between ticks, and events a tick apart get the
+	# same time: a guest loop's samples then are the same byte for byte,
+	# as if perf record had written them twice.
+	append="console=ttyS0 tsc=reliable $append"
 	qemu=(qemu-system-x86_64 -accel "tcg,thread=single" -cpu max -smp 2 -m 3G)
 fi
 

@@ -139,11 +139,16 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 	if (!rec_argv)
 		return -ENOMEM;
 
-	/* Raw samples of every event: pairing needs each begin and end. */
+	/*
+	 * Raw samples of every event: pairing needs each begin and end.
+	 * Not their period, always 1: 8 bytes less a sample for the guest
+	 * to pay.
+	 */
 	rec_argv[rec_argc++] = "record";
 	rec_argv[rec_argc++] = "-R";
 	rec_argv[rec_argc++] = "-c";
 	rec_argv[rec_argc++] = "1";
+	rec_argv[rec_argc++] = "--no-period";
 	rec_argv[rec_argc++] = "-m";
 	rec_argv[rec_argc++] = "1024";
 	for (i = 0; i < nr; i++) {

@@ -52,7 +52,7 @@ static void halt_key_name(u64 key, char *buf, size_t size)
 const struct kvm_events_analysis kvm_events_analysis_halt = {
 	.name = "halt", .column = "Halt",
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_WAKEUP) | BIT(KVM_TP_HALT_POLL),
-	.needs = BIT(KVM_TP_WAKEUP), .by_default = true,
+	.needs = BIT(KVM_TP_WAKEUP),
 	.begin = no_interval, .end = no_interval, .whole = halt_whole,
 	.key_name = halt_key_name,
 };

@@ -71,7 +71,7 @@ static bool hypercall_is_idle(u64 key)
 const struct kvm_events_analysis kvm_events_analysis_hypercall = {
 	.name = "hypercall", .column = "Hypercall",
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_HYPERCALL) | BIT(KVM_TP_HYPERCALL_END),
-	.needs = BIT(KVM_TP_HYPERCALL), .by_default = true,
+	.needs = BIT(KVM_TP_HYPERCALL),
 	.begin = hypercall_begin, .end = hypercall_end,
 	.key_name = hypercall_key_name, .is_idle = hypercall_is_idle,
 };

@@ -27,6 +27,6 @@ static void msr_key_name(u64 key, char *buf, size_t size)
 const struct kvm_events_analysis kvm_events_analysis_msr = {
 	.name = "msr", .column = "MSR Access",
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_MSR),
-	.needs = BIT(KVM_TP_MSR), .by_default = true,
+	.needs = BIT(KVM_TP_MSR),
 	.begin = msr_begin, .end = kvm_events__entry_end, .key_name = msr_key_name,
 };

@@ -65,8 +65,9 @@
  *             the exit went to the VMM; GSPR exits may be followed by
  *             kvm_exit_idle (reason 64) or kvm_exit_cache (reason 65)
  *
- * The file is laid out as 'perf kvm-events record -p PID' writes it: the
- * attributes perf record gives the tracepoints (sample_type
+ * The file is laid out as 'perf record -R -c 1 -p PID' of the tracepoints
+ * of 'perf kvm-events record --event all' (and perf kvm stat record)
+ * writes it: the attributes perf record gives the tracepoints (sample_type
  * IP|TID|TIME|ID|CPU|PERIOD|RAW, read_format ID|LOST, the side-band bits
  * on the first), the sample id at PERF_SAMPLE_ID's place.  Modifiers after
  * the scenario's name, SCENARIO+MODIFIER..., give the layouts of other

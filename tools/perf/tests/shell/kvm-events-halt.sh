@@ -43,7 +43,7 @@ max_poll=$(cat /sys/module/kvm/parameters/halt_poll_ns 2> /dev/null)
 # One CPU: on some hosts (seen on a PVM backend) a recording whose
 # producer and consumer run on different CPUs gains duplicate samples.
 record() {
-	if ! taskset -c 0 perf kvm-events record -q -o "$dir/$1.data" -- \
+	if ! taskset -c 0 perf kvm-events record -q --event halt -o "$dir/$1.data" -- \
 			perf test -w kvmguest halt "$2" "$3" > "$dir/$1.log" 2>&1; then
 		echo "FAIL: perf kvm-events record of the guest halting $2 times"
 		cat "$dir/$1.log"

@@ -2,13 +2,15 @@
 # kvm-events: generated recordings are laid out as perf record lays them out
 # SPDX-License-Identifier: GPL-2.0
 
-# kvmgen writes the attributes perf record gives the kvm tracepoints.  Its
-# default layout must be that of 'perf kvm-events record --event all -p PID',
-# and +system-wide that of the same with -a (which adds perf's
-# dummy:u tracking event, and so PERF_SAMPLE_IDENTIFIER): every event line
-# of 'perf report --header-only' the same but for the ids and the
-# tracepoint number, which are the host's.  The tracepoints need not fire:
-# the attributes are set up when the recording starts.
+# kvmgen writes the attributes perf record gives the kvm tracepoints.
+# Its default layout must be that of 'perf record -R -c 1 -e ... -p
+# PID', as perf kvm stat record lays its samples out, with their period
+# (perf kvm-events record leaves it out, and the guest tests read what
+# it writes for real), and +system-wide that of the same with -a (which
+# adds perf's dummy:u tracking event, and so PERF_SAMPLE_IDENTIFIER):
+# every event line of 'perf report --header-only' the same but for the
+# ids and the tracepoint number, which are the host's.  The tracepoints
+# need not fire: the attributes are set up when the recording starts.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -58,21 +60,31 @@ compare_layout() {
 	fi
 }
 
+# The tracepoints of record --event all, in its order: the first one
+# carries the side-band bits.
+if ! perf kvm-events record -q --event all -a -o "$dir/order.data" -- true > /dev/null 2>&1; then
+	echo "FAIL: perf kvm-events record --event all -a"
+	exit 1
+fi
+events=$(perf evlist -i "$dir/order.data" 2> /dev/null | sed -n 's/^\(kvm:.*\)/-e \1/p')
+
 sleep 10 &
 target=$!
-if perf kvm-events record -q --event all -p $target -o "$dir/real-p.data" -- sleep 0.1 \
+# shellcheck disable=SC2086
+if perf record -q -R -c 1 $events -p $target -o "$dir/real-p.data" -- sleep 0.1 \
 	> /dev/null 2>&1; then
 	compare_layout "$dir/real-p.data" ""
 else
-	echo "FAIL: perf kvm-events record -p"
+	echo "FAIL: perf record -p"
 	err=1
 fi
 kill $target 2> /dev/null
-if perf kvm-events record -q --event all -a -o "$dir/real-a.data" -- sleep 0.1 \
+# shellcheck disable=SC2086
+if perf record -q -R -c 1 $events -a -o "$dir/real-a.data" -- sleep 0.1 \
 	> /dev/null 2>&1; then
 	compare_layout "$dir/real-a.data" +system-wide
 else
-	echo "FAIL: perf kvm-events record -a"
+	echo "FAIL: perf record -a"
 	err=1
 fi
 

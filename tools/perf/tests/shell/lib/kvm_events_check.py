@@ -1250,7 +1250,8 @@ def file_lost(data):
 def cmd_once(data, want):
     """Each sample in FILE once: a sample the same byte for byte as an
     earlier one (the same time, cpu, tid and raw data) is one that perf
-    record wrote twice.  WANT lists the copies expected, as FIRST:COPY
+    record wrote twice, where the recording's clock moves on between
+    events (the x86 test machine boots with tsc=reliable for that).  WANT lists the copies expected, as FIRST:COPY
     file offsets in hex; by default none."""
     first = {}
     copies = []
