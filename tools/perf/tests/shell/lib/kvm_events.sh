@@ -40,9 +40,10 @@ skip_without_bpf() {
 	fi
 }
 
-# skip_without_kvm_tracing: exit 2 (skip) with a reason when this host
-# cannot record kvm tracepoints.
-skip_without_kvm_tracing() {
+# kvm_tracing_or_skip TRACEPOINT: exit 2 (skip) with a reason when this
+# host cannot record kvm tracepoints: no /dev/kvm, not root, or no
+# TRACEPOINT (tracefs or the kvm module missing).
+kvm_tracing_or_skip() {
 	if [ ! -c /dev/kvm ]; then
 		echo "skip: no /dev/kvm on this host"
 		exit 2
@@ -51,32 +52,27 @@ skip_without_kvm_tracing() {
 		echo "skip: recording kvm tracepoints needs root"
 		exit 2
 	fi
-	if ! perf list 'kvm:kvm_pio' 2>/dev/null | grep -q kvm_pio; then
-		echo "skip: no kvm:kvm_pio tracepoint (tracefs or the kvm module missing)"
+	if ! perf list "$1" 2>/dev/null | grep -q "${1#kvm:}"; then
+		echo "skip: no $1 tracepoint (tracefs or the kvm module missing)"
 		exit 2
 	fi
 }
 
-# skip_without_arm64_kvm_tracing: as skip_without_kvm_tracing, for the
-# tests of the arm64 guest: on any other host they skip, and make check
-# runs them in the arm64 test machine (scripts/vm.sh -a arm64).
+# skip_without_kvm_tracing: the x86 guest tests' (make check runs them in
+# the test machine, scripts/vm.sh)
+skip_without_kvm_tracing() {
+	kvm_tracing_or_skip kvm:kvm_pio
+}
+
+# skip_without_arm64_kvm_tracing: the arm64 guest's tests; on any other
+# host they skip, and make check runs them in the arm64 test machine
+# (scripts/vm.sh -a arm64).
 skip_without_arm64_kvm_tracing() {
 	if [ "$(uname -m)" != aarch64 ]; then
 		echo "skip: the arm64 guest needs an arm64 host"
 		exit 2
 	fi
-	if [ ! -c /dev/kvm ]; then
-		echo "skip: no /dev/kvm on this host"
-		exit 2
-	fi
-	if [ "$(id -u)" != 0 ]; then
-		echo "skip: recording kvm tracepoints needs root"
-		exit 2
-	fi
-	if ! perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_exit; then
-		echo "skip: no kvm:kvm_exit tracepoint (tracefs missing)"
-		exit 2
-	fi
+	kvm_tracing_or_skip kvm:kvm_exit
 }
 
 # skip_without_kvm_tracepoints: exit 2 (skip) with a reason when this
