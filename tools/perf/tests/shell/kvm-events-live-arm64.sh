@@ -43,13 +43,5 @@ for bpf in "" --use-bpf; do
 	fi
 done
 
-for i in $(seq 10); do
-	if ! perf kvm-events record -q -o "$dir/run$i.data" -- \
-			perf test -w kvmguest 300 200 0 0 > "$dir/record.log" 2>&1; then
-		echo "FAIL: run $i: perf kvm-events record of the guest"
-		cat "$dir/record.log"
-		exit 1
-	fi
-	kvm_events_check once "$dir/run$i.data" || err=1
-done
+records_once "$dir" 10 300 200 0 0 || err=1
 exit $err

@@ -20,15 +20,6 @@ trap 'rm -rf "$dir"' EXIT
 err=0
 runs=10
 
-for i in $(seq $runs); do
-	data=$dir/run$i.data
-	if ! perf kvm-events record -q -o "$data" -- \
-			perf test -w kvmguest 300 200 150 100 > "$dir/record.log" 2>&1; then
-		echo "FAIL: run $i: perf kvm-events record of the guest"
-		cat "$dir/record.log"
-		exit 1
-	fi
-	kvm_events_check once "$data" || err=1
-done
+records_once "$dir" $runs 300 200 150 100 || err=1
 [ $err = 0 ] && echo "$runs recordings, each sample once"
 exit $err

@@ -64,6 +64,24 @@ skip_without_kvm_tracing() {
 	kvm_tracing_or_skip kvm:kvm_pio
 }
 
+# records_once DIR RUNS GUEST_ARG...: record the bundled guest RUNS times
+# with the default ring buffer, into DIR; each recording must hold each
+# sample once.  Returns 1 if one did not, exits 1 if one failed.
+records_once() {
+	local dir=$1 runs=$2 i bad=0
+	shift 2
+	for i in $(seq "$runs"); do
+		if ! perf kvm-events record -q -o "$dir/run$i.data" -- \
+				perf test -w kvmguest "$@" > "$dir/record.log" 2>&1; then
+			echo "FAIL: run $i: perf kvm-events record of the guest"
+			cat "$dir/record.log"
+			exit 1
+		fi
+		kvm_events_check once "$dir/run$i.data" || bad=1
+	done
+	return $bad
+}
+
 # skip_without_arm64_kvm_tracing: the arm64 guest's tests; on any other
 # host they skip, and make check runs them in the arm64 test machine
 # (scripts/vm.sh -a arm64).
