@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -102,7 +103,7 @@ struct reader {
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
 	bool				stream;	/* a pipe, or a file in its format */
-	bool				split;	/* a large file may be read in two parts */
+	const char			*one_part; /* why even a large file is, NULL: none */
 	bool				second_part; /* of a file read in two */
 	u64				unknown_id;
 	/*
@@ -636,35 +637,70 @@ static int reader__read_fd(struct reader *r, u64 start, u64 size)
 
 /* A file is read in two parts at once from this size of data on. */
 #define SPLIT_MIN_BYTES		(64ULL << 20)
-/* How far past the middle a round end is looked for */
-#define SPLIT_SEARCH_BYTES	(1U << 20)
-
 /*
- * Where the second part starts: after the first round end past the
- * middle, 0 if there is none there.  Records are not marked in the file,
- * so this is a guess: the first part checks it by reading up to it.
+ * How far past the middle a round end is looked for, a chunk at a time:
+ * perf record writes one after each pass over all the ring buffers, so a
+ * round holds up to what they all hold, megabytes each on a big host.
  */
-static u64 reader__split_point(struct reader *r, u64 end)
+#define SPLIT_SEARCH_BYTES	(64U << 20)
+#define SPLIT_CHUNK_BYTES	(1U << 20)
+
+/* Where the first round end in @buf, read from @at, ends; 0 if none */
+static u64 round_end_in(const u64 *buf, size_t n, u64 at)
 {
-	u64 from = r->offset + (end - r->offset) / 2 / 8 * 8, *buf, found = 0;
-	ssize_t n;
 	size_t i;
 
-	buf = malloc(SPLIT_SEARCH_BYTES);
-	if (!buf)
-		return 0;
-	n = pread(r->fd, buf, min_t(u64, SPLIT_SEARCH_BYTES, end - from), from);
-	for (i = 0; n > 0 && i < (size_t)n / 8; i++) {
+	for (i = 0; i < n / 8; i++) {
 		struct perf_event_header h;
 
 		memcpy(&h, &buf[i], sizeof(h));
-		if (h.type == PERF_RECORD_FINISHED_ROUND && h.size == sizeof(h) && !h.misc) {
-			found = from + (i + 1) * 8;
+		if (h.type == PERF_RECORD_FINISHED_ROUND && h.size == sizeof(h) && !h.misc)
+			return at + (i + 1) * 8;
+	}
+	return 0;
+}
+
+/*
+ * After the first round end past the middle, 0 if there is none there.
+ * Records are not marked in the file, so this is a guess: the first part
+ * checks it by reading up to it.
+ */
+static u64 reader__round_end_past_middle(struct reader *r, u64 end)
+{
+	u64 from = r->offset + (end - r->offset) / 2 / 8 * 8, *buf, found = 0;
+	u64 stop = min_t(u64, end, from + SPLIT_SEARCH_BYTES);
+	ssize_t n;
+
+	buf = malloc(SPLIT_CHUNK_BYTES);
+	if (!buf)
+		return 0;
+	for (; !found && from < stop; from += n) {
+		n = pread(r->fd, buf, min_t(u64, SPLIT_CHUNK_BYTES, stop - from), from);
+		if (n < 8)
 			break;
-		}
+		n &= ~7L;
+		found = round_end_in(buf, n, from);
 	}
 	free(buf);
 	return found < end ? found : 0;
+}
+
+/* Where the second part starts; 0, and -v says why, for one part */
+static u64 reader__split_point(struct reader *r, u64 end)
+{
+	const char *why = r->one_part;
+	u64 split = 0;
+
+	if (!why && end - r->offset < SPLIT_MIN_BYTES)
+		why = "under 64 MiB of data";
+	if (!why) {
+		split = reader__round_end_past_middle(r, end);
+		if (!split)
+			why = "no round end within 64 MiB past the middle";
+	}
+	if (why)
+		pr_debug("%s: read in one part: %s\n", r->path, why);
+	return split;
 }
 
 /* The second part of a file, in a thread of its own */
@@ -829,13 +865,10 @@ static int reader__read_parts(struct reader *r, u64 end, u64 split)
 static int reader__read_section(struct reader *r)
 {
 	u64 end = reader__data_end(r);
+	u64 split = reader__split_point(r, end);
 
-	if (r->split && end - r->offset >= SPLIT_MIN_BYTES) {
-		u64 split = reader__split_point(r, end);
-
-		if (split)
-			return reader__read_parts(r, end, split);
-	}
+	if (split)
+		return reader__read_parts(r, end, split);
 	return reader__read_fd(r, r->offset, end - r->offset);
 }
 
@@ -1176,6 +1209,34 @@ static const char *reader__cannot_read(struct perf_session *session)
 	return NULL;
 }
 
+/* The CPUs this process may run on: taskset(1) may leave it one. */
+static int usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return sysconf(_SC_NPROCESSORS_ONLN);
+	return CPU_COUNT(&set);
+}
+
+/*
+ * Why a file is read in one part whatever its size, or NULL.  --top and
+ * --heatmap keep each event, in time order, in one report.  On one CPU,
+ * two parts would take turns and add the cost of joining them.
+ */
+static const char *reader__one_part(const struct kvm_events_input *input,
+				    const struct kvm_events_report *report)
+{
+	if (input->threads)
+		return input->threads == 1 ? "--threads 1" :
+		       "--threads 2, a reading and a pairing thread";
+	if (report->opts.top)
+		return "--top";
+	if (report->opts.heatmap)
+		return "--heatmap";
+	return usable_cpus() > 1 ? NULL : "one CPU to run on";
+}
+
 static const char *input_kind(struct perf_data *data)
 {
 	if (perf_data__is_pipe(data))
@@ -1224,8 +1285,7 @@ int kvm_events_read(struct kvm_events_input *input,
 	*handled = true;
 	pr_debug("%s: read by kvm-events' own reader, as a %s\n", r.path, input_kind(data));
 	kvm_events_queue__init(&r.queue);
-	r.split = !input->threads && !report->opts.top && !report->opts.heatmap &&
-		  sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	r.one_part = reader__one_part(input, report);
 	if (input->threads > 1)
 		ret = reader__run_threaded(&r);
 	else

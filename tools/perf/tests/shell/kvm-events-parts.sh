@@ -8,7 +8,8 @@
 # rounds, -a, two VMs, arm64 (no vcpu ids), halts.  Where the parts
 # cannot be joined exactly, the first reader reads on into the second
 # part: -v says why, and the report is that of --threads 1, errors
-# included, said once.
+# included, said once.  Where a file is read in one part, -v says why:
+# --threads, --top, --heatmap, one CPU to run on, its size, no round end.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -109,8 +110,58 @@ EOF
 # arm64 records no vcpu id: with --vcpu, no thread's state is known.
 arm64_falls_back() {
 	same "$dir/arm64.data" "the second part holds too many samples back" --vcpu 1
-	same "$dir/arm64.data" "" --top 3
-	same "$dir/arm64.data" "" --threads 1
+	same "$dir/arm64.data" "--top" --top 3
+	same "$dir/arm64.data" "--threads 1" --threads 1
+}
+
+# roundless FILE BYTES: the round ends from the middle of FILE's data to
+# BYTES past it (0: to its end) become FINISHED_INIT records, which
+# change nothing else: rounds of a big host's many ring buffers
+roundless() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+ROUND_END, FINISHED_INIT = 68, 82
+path, span = sys.argv[1], int(sys.argv[2])
+f = open(path, "r+b")
+f.seek(40)
+offset, size = struct.unpack("<QQ", f.read(16))
+pos, end = offset, offset + size
+stop = offset + size // 2 + span if span else end
+while pos < min(stop, end):
+    f.seek(pos)
+    type_, misc, rec_size = struct.unpack("<IHH", f.read(8))
+    if type_ == ROUND_END and pos >= offset + size // 2:
+        f.seek(pos)
+        f.write(struct.pack("<I", FINISHED_INIT))
+    pos += rec_size
+EOF
+}
+
+# Where the round end past the middle is, and what the CPUs allow
+vmx_split_point() {
+	local how f
+
+	# with its ground truth, vmx.data.*
+	for f in "$dir"/vmx.data*; do
+		cp "$f" "${f/vmx.data/far.data}"
+	done
+	roundless "$dir/far.data" $((3 << 20))
+	how=$(path "$dir/far.data")
+	if [ "$how" != "two parts" ]; then
+		echo "FAIL: a round end 3 MiB past the middle: ${how:-no part said}"
+		err=1
+	fi
+	kvm_events_check table "$dir/far.data" vmx || err=1
+	roundless "$dir/far.data" 0
+	same "$dir/far.data" "no round end within 64 MiB past the middle"
+	same "$dir/far.data" "--heatmap" --heatmap "$dir/far.svg"
+	how=$(taskset -c 0 perf kvm-events report -v -i "$dir/vmx.data" 2>&1 > /dev/null |
+	      sed -n -e 's/.*: read in one part: /one part: /p')
+	if [ "$how" != "one part: one CPU to run on" ]; then
+		echo "FAIL: taskset -c 0: -v says '$how', not 'one CPU to run on'"
+		err=1
+	fi
+	rm -f "$dir"/far.*
 }
 
 # Where the second part was to start, what it finds there
@@ -200,7 +251,7 @@ for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
 	case $scenario in
 	two-vms) kvm_events_check options "$dir/two-vms.data" two-vms || err=1 ;;
 	arm64) arm64_falls_back ;;
-	vmx) vmx_falls_back ;;
+	vmx) vmx_falls_back; vmx_split_point ;;
 	vmx-percpu) broken_records ;;
 	esac
 	# A file at a time: they are large.
