@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-t SECONDS] [-w DIR] --
-#       COMMAND [ARG...]
+# vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR]
+#       -- COMMAND [ARG...]
 #
 # The project's test machine: run COMMAND as root on a real kernel's KVM,
 # on a host without /dev/kvm.  qemu emulates (TCG) an AMD CPU with SVM and
@@ -18,6 +18,10 @@
 #   -k VERSION  the kernel series: 6.12 (default) or 6.1, whose kvm
 #               tracepoint formats differ; on arm64 also 6.12-nvhe, the
 #               6.12 kernel with KVM in nVHE mode (kvm-arm.mode=nvhe)
+#   -i          its clock counts the instructions it runs (qemu's -icount
+#               shift=0,sleep=off: 1 ns each, idle time skipped), so that
+#               a time taken inside it measures work, whatever else the
+#               host runs; slower
 #   -t SECONDS  stop the machine after this long (default 1800): exit 124
 #   -w DIR      a folder the command may write to and that the host sees
 #               (by default only /tmp and the like, which are lost)
@@ -53,10 +57,12 @@ arch=x86_64
 series=6.12
 timeout=1800
 writable=""
-usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-t SECONDS] [-w DIR] -- COMMAND..."
-while getopts a:k:t:w: opt; do
+icount=()
+usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR] -- COMMAND..."
+while getopts a:ik:t:w: opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
+	i) icount=(-icount shift=0,sleep=off) ;;
 	k) series=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	w) writable=$(cd "$OPTARG" && pwd) || exit 2 ;;
@@ -214,7 +220,7 @@ else
 fi
 
 timeout --foreground -k 10 "$timeout" \
-	"${qemu[@]}" \
+	"${qemu[@]}" "${icount[@]}" \
 	-nodefaults -display none -no-reboot -serial stdio -monitor none \
 	-kernel "$vmlinuz" -initrd "$kdir/initrd.img" \
 	-append "$append" "${shares[@]}" < /dev/null | tr -d '\r'
