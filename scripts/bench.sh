@@ -8,30 +8,39 @@
 # never runs in `make check`.
 #
 # Each input is read, in turns, by `perf kvm-events report` (the reader -v
-# names is shown), by the same with --generic-reader (perf's session
-# code), by upstream `perf kvm stat report`, and by `cat`.  The table gives
-# the median wall time of BENCH_RUNS runs, the ratios to upstream and to
-# cat, and, from one more run, peak RSS and peak anonymous memory.
+# names is shown), by the same with --threads 1 and with --generic-reader
+# (perf's session code), by upstream `perf kvm stat report`, by `cat`, and
+# by the report and upstream under `taskset -c 0`: a KVM host's cores are
+# busy running its VMs.  The table gives the median wall time of
+# BENCH_RUNS runs, the ratios to upstream (on one CPU, to upstream's on
+# one CPU) and to cat, the wall time per sample of the file, and, from
+# one more run, peak RSS and peak anonymous memory.
 #
 # Inputs, all laid out as perf record lays them out (see kvmgen's
 # layout_modifiers): kvmgen's vmx (perf kvm-events record -p) at each size
 # of BENCH_PAIRS, in time order and in per-CPU rounds; vmx+system-wide
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
 # and, where this host can run the bundled guest, a recording of it at its
-# highest rate.  Last, the guest's slowdown under each recorder, and under
-# perf kvm-events live --use-bpf, which pairs in the kernel and records nothing.
+# highest rate (big rounds) and one of it halting (rounds of about 10).
+# Last, the guest's slowdown under each recorder, and under perf kvm-events
+# live --use-bpf, which pairs in the kernel and records nothing.
 #
-# Where this host has no /dev/kvm, the guest's recording and slowdown
+# Where this host has no /dev/kvm, the guest's recordings and slowdown
 # come from the test machine (scripts/vm.sh: Debian's 6.12 kernel's KVM on
-# qemu's emulated SVM CPU; bench.sh PERF --guest DIR is that part), and
-# are labelled so.  The recording is read here, on the real CPU.
+# qemu's emulated SVM CPU; bench.sh PERF --guest DIR and --slowdown DIR
+# are those parts), and are labelled so.  The recordings are read here, on
+# the real CPU.  The slowdown is timed in a machine whose clock counts
+# the instructions it runs (vm.sh -i), so that the time is the work done:
+# under plain TCG, a recorder's time varied from 8.5 to 13 s between runs.
 #
 # Settings (make bench BENCH_RUNS=5):
 #   BENCH_PAIRS="1000000 10000000"  kvm_exit events of the generated files
 #   BENCH_RUNS=3                    timed runs of each reader
 #   BENCH_GUEST_N=100000            perf test -w kvmguest N N N N, recorded
+#   BENCH_HALT_N=200000             perf test -w kvmguest halt N 20, recorded
 #   BENCH_SLOWDOWN_N=20000          the same, timed under each recorder in
-#                                   the test machine (BENCH_GUEST_N on KVM)
+#                                   the test machine (BENCH_GUEST_N on KVM),
+#                                   BENCH_RUNS times after a first round
 
 set -u
 export LC_ALL=C
@@ -44,6 +53,7 @@ out=$top/build/bench
 pairs_list=${BENCH_PAIRS:-1000000 10000000}
 runs=${BENCH_RUNS:-3}
 guest_n=${BENCH_GUEST_N:-100000}
+halt_n=${BENCH_HALT_N:-200000}
 slowdown_n=${BENCH_SLOWDOWN_N:-20000}
 results=$out/results.txt
 
@@ -87,10 +97,12 @@ median() {
 	tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-# bench_input LABEL FILE: every reader of FILE, in turns
+# bench_input LABEL FILE: every reader of FILE, in turns; the last two
+# on one CPU, as on a host whose other cores run its VMs
 bench_input() {
-	local label=$1 file=$2 input=/dev/null path=$2 size reader i t cmd
-	local -a names=(kvm-events generic upstream cat) times=("" "" "" "")
+	local label=$1 file=$2 input=/dev/null path=$2 size reader i t up samples
+	local -a names=(kvm-events "threads 1" generic upstream cat "1 CPU" "upstr 1 CPU")
+	local -a times=("" "" "" "" "" "" "")
 
 	# A pipe recording is read as perf reads a pipe: on standard input.
 	if [[ $label == *pipe* ]]; then
@@ -99,11 +111,14 @@ bench_input() {
 	fi
 	local -a cmds=(
 		"$perf kvm-events report -i $path"
+		"$perf kvm-events report -i $path --threads 1"
 		"$perf kvm-events report -i $path --generic-reader"
 		"$perf kvm -i $path stat report"
 		"cat $file"
+		"taskset -c 0 $perf kvm-events report -i $path"
+		"taskset -c 0 $perf kvm -i $path stat report"
 	)
-	[ -d "$file" ] && cmds[3]="cat $file/data $file/data.0 $file/data.1 $file/data.2 $file/data.3"
+	[ -d "$file" ] && cmds[4]="cat $file/data $file/data.0 $file/data.1 $file/data.2 $file/data.3"
 	size=$(du -sm "$file" | cut -f1)
 	reader=$($perf kvm-events report -v -i $path < "$input" 2>&1 >/dev/null |
 		 sed -n -e "s/.*read by \(kvm-events' own reader\|perf's session code\)\(, as a\|:\) *//p" \
@@ -111,59 +126,114 @@ bench_input() {
 			-e "s/.*not in time order: all its events are \(held\).*/, \1/p" \
 			-e "s/.*read in \(two parts\) at once.*/, in \1/p" \
 			-e "s/.*read in one part: \(.*\)/, one part: \1/p" | tr -d '\n')
+	# every sample of the file, for the time per sample
+	samples=$($perf kvm-events report -i $path --json < "$input" 2>/dev/null |
+		  sed -n 's/.*"read": \([0-9]*\).*/\1/p')
 	for ((r = 0; r < runs; r++)); do
-		for i in 0 1 2 3; do
+		for i in "${!cmds[@]}"; do
 			# shellcheck disable=SC2086
 			t=$(run "$input" ${cmds[$i]})
 			times[i]="${times[i]} $t"
 		done
 	done
-	for i in 0 1 2 3; do
+	for i in "${!cmds[@]}"; do
 		times[i]=$(echo ${times[i]} | median)
 	done
-	for i in 0 1 2 3; do
+	for i in "${!cmds[@]}"; do
 		t=${times[i]}
+		up=${times[3]}
+		[ $i -ge 5 ] && up=${times[6]}
 		# shellcheck disable=SC2086
 		${cmds[$i]} < "$input" > /dev/null 2>&1 &
 		read -r rss anon < <(peak_memory $!)
 		wait
-		printf "%-24s %7s %-11s %8.3f %8s %8s %7s %7s %s\n" "$label" "${size}M" \
+		printf "%-24s %7s %-11s %8.3f %8s %8s %8s %7s %7s %s\n" "$label" "${size}M" \
 			"${names[i]}" "$t" \
-			"$(awk -v a="$t" -v u="${times[2]}" 'BEGIN { if (a > 0) printf "%.1fx", u / a; else print "-" }')" \
-			"$(awk -v a="$t" -v c="${times[3]}" 'BEGIN { if (c > 0) printf "%.2f", a / c; else print "-" }')" \
+			"$(awk -v a="$t" -v u="$up" 'BEGIN { if (a > 0 && u ~ /^[0-9.]+$/) printf "%.1fx", u / a; else print "-" }')" \
+			"$(awk -v a="$t" -v c="${times[4]}" 'BEGIN { if (c > 0) printf "%.2f", a / c; else print "-" }')" \
+			"$(awk -v a="$t" -v n="$samples" 'BEGIN { if (n > 0) printf "%.0f", a * 1e9 / n; else print "-" }')" \
 			"$rss" "$anon" "$([ $i = 0 ] && echo "$reader")"
 	done
 }
 
-# record_guest FILE: the bundled guest at its highest rate, recorded
+# record_guest DIR: the bundled guest recorded into DIR/guest.data at its
+# highest rate, and halting every 20 us into DIR/halts.data.  There the
+# recorder, on a CPU of its own, finds a few samples at each pass over
+# its ring buffers, so that its rounds hold about 10 samples, as at
+# moderate rates.
 record_guest() {
-	"$perf" kvm-events record -q --event all -o "$1" -- \
-		"$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n > /dev/null 2>&1
+	"$perf" kvm-events record -q --event all -o "$1/guest.data" -- \
+		"$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n > /dev/null 2>&1 &&
+	taskset -c 0 "$perf" kvm-events record -q -o "$1/halts.data" -- \
+		taskset -c 1 "$perf" test -w kvmguest halt $halt_n 20 > /dev/null 2>&1
 }
 
-# guest_slowdown N: the guest's time alone and under each recorder, the
-# median of $runs runs in turns, and its ratio to alone
-guest_slowdown() {
-	local n=$1 rec t alone r
+# bench_guest LABEL: the recordings of record_guest, read
+bench_guest() {
+	local f
 
-	echo "The guest's slowdown: perf test -w kvmguest $n $n $n $n"
-	for rec in "" "$perf kvm-events record -q -o $out/r.data --" \
-		   "$perf kvm-events record -q --event all -o $out/r.data --" \
-		   "$perf kvm stat record -q -o $out/r.data --" \
-		   "$perf kvm-events live --use-bpf -d 3600 --event ioport --" \
-		   "$perf kvm-events live --use-bpf -d 3600 --event userspace --"; do
-		# shellcheck disable=SC2086
-		t=$(for ((r = 0; r < runs; r++)); do run /dev/null $rec "$perf" test -w kvmguest $n $n $n $n; echo; done | median)
-		[ -z "$rec" ] && alone=$t
-		printf "%-40s %8.3f s %6.2fx\n" "${rec:-alone}" "$t" "$(awk -v a="$t" -v b="$alone" 'BEGIN { print a / b }')"
-		rm -f "$out/r.data"
+	for f in guest halts; do
+		[ -s "$out/$f.data" ] || continue
+		bench_input "$f${1:+, $1}" "$out/$f.data"
+		rm -f "$out/$f.data"
 	done
 }
 
-# In the test machine: the recording into DIR, then the slowdown.
+# guest_time N RECORDER...: perf test -w kvmguest N N N N under RECORDER
+# (none: alone); prints the guest's wall time in s from its start, not the
+# recorder's own start-up
+guest_time() {
+	local n=$1 file=$out/guest.time
+
+	shift
+	# shellcheck disable=SC2016
+	"$@" bash -c 's=$EPOCHREALTIME; "$@" > /dev/null 2>&1
+		echo "$s $EPOCHREALTIME" > "$0"' "$file" \
+		"$perf" test -w kvmguest "$n" "$n" "$n" "$n" > /dev/null 2>&1 < /dev/null
+	awk '{ printf "%.3f", $2 - $1 }' "$file"
+	rm -f "$file" "$out/r.data" "$out/r.data.old"
+}
+
+# guest_slowdown N: the guest's own time alone and under each recorder, in
+# turns, after a first round that warms the caches up; the median of $runs
+# runs, and its ratio to alone and to perf kvm stat record's
+guest_slowdown() {
+	local n=$1 r i t
+	local -a recs=("" "$perf kvm-events record -q -o $out/r.data --"
+		       "$perf kvm-events record -q --event all -o $out/r.data --"
+		       "$perf kvm stat record -q -o $out/r.data --"
+		       "$perf kvm-events live --use-bpf -d 3600 --event ioport --"
+		       "$perf kvm-events live --use-bpf -d 3600 --event userspace --")
+	local -a times=("" "" "" "" "" "")
+
+	echo "The guest's slowdown: perf test -w kvmguest $n $n $n $n, its own wall time"
+	for ((r = 0; r <= runs; r++)); do
+		for i in "${!recs[@]}"; do
+			# shellcheck disable=SC2086
+			t=$(guest_time "$n" ${recs[$i]})
+			[ $r -gt 0 ] && times[i]="${times[i]} $t"
+		done
+	done
+	printf "%-40s %8s %8s %10s\n" recorder "time s" "x alone" "x kvm stat"
+	for i in "${!recs[@]}"; do
+		times[i]=$(echo ${times[i]} | median)
+	done
+	for i in "${!recs[@]}"; do
+		printf "%-40s %8.3f %7.2fx %9.2fx\n" "$(echo "${recs[$i]:-alone}" |
+			sed -e "s|$perf|perf|g" -e "s# -q\| --$\| -o $out/r.data##g")" "${times[i]}" \
+			"$(awk -v a="${times[i]}" -v b="${times[0]}" 'BEGIN { print a / b }')" \
+			"$(awk -v a="${times[i]}" -v b="${times[3]}" 'BEGIN { print a / b }')"
+	done
+}
+
+# In the test machine: the recordings into DIR; the slowdown, in the
+# machine whose clock counts instructions.
 if [ "${2:-}" = --guest ]; then
 	out=$3
-	record_guest "$out/guest.data" || echo "error: the guest's recording failed" >&2
+	record_guest "$out" || echo "error: the guest's recordings failed" >&2
+	exit 0
+elif [ "${2:-}" = --slowdown ]; then
+	out=$3
 	guest_slowdown "$slowdown_n"
 	exit 0
 fi
@@ -175,7 +245,8 @@ trap 'rm -rf "$out"/*.data "$out"/*.pipe "$out"/*.dir' EXIT
 header() {
 	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F), perf $($perf version | cut -d' ' -f3)"
 	echo "x upstream: how many times faster than perf kvm stat report; x cat: wall time over cat's"
-	printf "%-24s %7s %-11s %8s %8s %8s %7s %7s %s\n" input size reader "time s" "x upstr" "x cat" "RSS MB" "anon MB" "path"
+	echo "ns/smp: wall time over the file's samples; 1 CPU: under taskset -c 0, x upstream against upstream's on 1 CPU"
+	printf "%-24s %7s %-11s %8s %8s %8s %8s %7s %7s %s\n" input size reader "time s" "x upstr" "x cat" "ns/smp" "RSS MB" "anon MB" "path"
 }
 
 {
@@ -198,23 +269,21 @@ for modifier in system-wide threads pipe; do
 	rm -rf "$f"*
 done
 
-f=$out/guest.data
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
-	record_guest "$f" && bench_input "guest $guest_n" "$f"
-	rm -f "$f"
+	record_guest "$out" && bench_guest
 	echo
 	guest_slowdown "$guest_n"
 else
 	"$top/scripts/vm.sh" -w "$out" -- "$0" "$perf" --guest "$out" > "$out/vm.log" 2>&1
-	if [ -s "$f" ]; then
-		bench_input "guest $guest_n, emulated SVM" "$f"
-		rm -f "$f"
-	fi
+	bench_guest "emulated SVM"
 	echo
-	echo "In the test machine (scripts/vm.sh), emulated SVM.  Emulation bends these"
-	echo "ratios up: 20,000 loops gave 3.06x under record and 2.31x under kvm stat"
-	echo "record here, where a real VMX host gave 1.88x and 1.40x.  The ratios between"
-	echo "the recorders are the fair figure."
+	echo "In the test machine (scripts/vm.sh), emulated SVM, whose clock counts the"
+	echo "instructions it runs (vm.sh -i): a time there is the work emulated, 1 ns an"
+	echo "instruction, whatever else this host runs.  Emulation bends the ratios to"
+	echo "alone up (each exit costs the emulator more than the guest's own code; a"
+	echo "real VMX host gave 1.88x under record and 1.40x under kvm stat record).  The"
+	echo "ratios between the recorders are the fair figure."
+	"$top/scripts/vm.sh" -i -w "$out" -- "$0" "$perf" --slowdown "$out" > "$out/vm.log" 2>&1
 	grep -v 'reboot: Power down' "$out/vm.log"
 fi
 } | tee "$results"
