@@ -214,12 +214,12 @@ guest_slowdown() {
 			[ $r -gt 0 ] && times[i]="${times[i]} $t"
 		done
 	done
-	printf "%-40s %8s %8s %10s\n" recorder "time s" "x alone" "x kvm stat"
+	printf "%-52s %8s %8s %10s\n" recorder "time s" "x alone" "x kvm stat"
 	for i in "${!recs[@]}"; do
 		times[i]=$(echo ${times[i]} | median)
 	done
 	for i in "${!recs[@]}"; do
-		printf "%-40s %8.3f %7.2fx %9.2fx\n" "$(echo "${recs[$i]:-alone}" |
+		printf "%-52s %8.3f %7.2fx %9.2fx\n" "$(echo "${recs[$i]:-alone}" |
 			sed -e "s|$perf|perf|g" -e "s# -q\| --$\| -o $out/r.data##g")" "${times[i]}" \
 			"$(awk -v a="${times[i]}" -v b="${times[0]}" 'BEGIN { print a / b }')" \
 			"$(awk -v a="${times[i]}" -v b="${times[3]}" 'BEGIN { print a / b }')"
