@@ -35,6 +35,7 @@
 #include "util/kvm-events.h"
 #include "util/kvm-events-display.h"
 #include "util/kvm-events-heatmap.h"
+#include "util/kvm-events-sites.h"
 #include "util/kvm-events-live.h"
 #include "util/machine.h"
 #include "util/sample.h"
@@ -53,6 +54,9 @@ struct kvm_events_args {
 	struct kvm_events_options	opts;	/* the filters, the statistics */
 	struct kvm_events_view		view;
 	const char			*input;
+	/* --guest-kallsyms, and the symbols read from it */
+	const char			*guest_kallsyms;
+	struct kvm_events_guest_symbols	guest_symbols;
 	int				threads;
 	u32				record_tps;	/* record: BIT(tp) to record */
 	u32				delay;		/* live: seconds per refresh */
@@ -892,6 +896,22 @@ static int parse_format(const struct option *opt, const char *arg __maybe_unused
 	return 0;
 }
 
+/* --guest-kallsyms, which --key sym needs to know the functions */
+static int args__guest_symbols(struct kvm_events_args *a)
+{
+	if (a->view.site == KVM_EVENTS_SITE_SYM && !a->guest_kallsyms) {
+		pr_err("perf kvm-events %s: --key sym: needs --guest-kallsyms FILE, the guest's /proc/kallsyms or System.map\n",
+		       kvm_events_cmd);
+		return -EINVAL;
+	}
+	if (!a->guest_kallsyms)
+		return 0;
+	if (kvm_events_guest_symbols__load(&a->guest_symbols, a->guest_kallsyms))
+		return -EINVAL;
+	a->opts.guest_symbols = &a->guest_symbols;
+	return 0;
+}
+
 /* What is left to set once every option is read; @sort without --key */
 static int args__finish(struct kvm_events_args *a, const char *sort)
 {
@@ -899,6 +919,7 @@ static int args__finish(struct kvm_events_args *a, const char *sort)
 
 	if (!a->view.sort.nr)
 		ret = kvm_events_view__set_sort(&a->view, kvm_events_cmd, sort);
+	ret = ret ?: args__guest_symbols(a);
 
 	if (!a->analysis)
 		a->analysis = kvm_events_analysis__find("vmexit");
@@ -912,6 +933,7 @@ static int args__finish(struct kvm_events_args *a, const char *sort)
 
 static void args__exit(struct kvm_events_args *a)
 {
+	kvm_events_guest_symbols__exit(&a->guest_symbols);
 	intlist__delete(a->opts.pids);
 	free(a->opts.vcpu_ranges);
 }
@@ -929,8 +951,11 @@ static const struct option analysis_options[] = {
 /* Taken by report, live and diff: which keys, and in what order */
 static const struct option sort_options[] = {
 	OPT_CALLBACK('k', "key", &args.view, "key[,key...]",
-		     "sort by these, in turn, then by name: " KVM_EVENTS_SORT_NAMES,
+		     "sort by these, in turn, then by name: " KVM_EVENTS_SORT_NAMES
+		     "; rip or sym: key by the guest code that exits",
 		     parse_sort),
+	OPT_STRING(0, "guest-kallsyms", &args.guest_kallsyms, "file",
+		   "the guest's /proc/kallsyms or System.map, to name --key rip and sym"),
 	OPT_CALLBACK(0, "duration", &args, "us",
 		     "only events that took at least this many microseconds",
 		     parse_duration),
@@ -1286,6 +1311,10 @@ static int kvm_events_live(int argc, const char **argv)
 		return 1;
 	if (args.bpf_map_entries && !args.use_bpf) {
 		pr_err("perf kvm-events live: --bpf-map-entries: only with --use-bpf\n");
+		return 1;
+	}
+	if (args.use_bpf && args.view.site) {
+		pr_err("perf kvm-events live: --key rip and sym: not with --use-bpf, whose program keeps no guest rip\n");
 		return 1;
 	}
 	if (args.use_bpf)

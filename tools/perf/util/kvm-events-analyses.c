@@ -107,6 +107,33 @@ const char *kvm_events_analysis__column(const struct kvm_events_analysis *analys
 	return analysis->column;
 }
 
+const char *kvm_events_report__column(const struct kvm_events_report *report)
+{
+	/* The keys' column: guest code sites */
+	if (report->opts.site)
+		return kvm_events_site__column(report->opts.site);
+	return kvm_events_analysis__column(report->analysis);
+}
+
+void kvm_events_report__key_name(const struct kvm_events_report *report, u64 key,
+				 char *buf, size_t size)
+{
+	/* A key's name: a guest code site's */
+	if (report->opts.site) {
+		kvm_events_site__key_name(report, key, buf, size);
+		return;
+	}
+	kvm_events_analysis__key_name(report->analysis, key, buf, size);
+}
+
+bool kvm_events_report__is_idle(const struct kvm_events_report *report, u64 key)
+{
+	/* A guest code site is never the idle time of --split-idle. */
+	if (report->opts.site)
+		return false;
+	return kvm_events_analysis__is_idle(report->analysis, key);
+}
+
 void kvm_events_analysis__key_name(const struct kvm_events_analysis *analysis,
 				   u64 key, char *buf, size_t size)
 {

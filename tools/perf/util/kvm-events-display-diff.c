@@ -244,7 +244,7 @@ static const char *diff_label(const char *path)
 static void print_diff_header(const struct diff_sides *sides,
 			      const enum kvm_events_sort *cols, size_t nr_cols, FILE *fp)
 {
-	const char *column = kvm_events_analysis__column(sides->old->report->analysis);
+	const char *column = kvm_events_report__column(sides->old->report);
 	size_t i;
 
 	fprintf(fp, "%*s", sides->width, "");
@@ -500,7 +500,6 @@ int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 			     FILE *fp)
 {
 	const struct kvm_events_sort_keys by_name = { .nr = 0 };
-	const struct kvm_events_analysis *analysis = old->report->analysis;
 	struct diff_sides sides = { old, new, old_s, new_s, &old->view->sort, KEY_WIDTH };
 	struct kvm_events_key **o, **n;
 	size_t nr_o, nr_n, nr, i;
@@ -520,7 +519,7 @@ int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 		const struct kvm_events_key *key = rows[i].old ?: rows[i].new;
 
 		rows[i].idle = old->view->split_idle &&
-			       kvm_events_analysis__is_idle(analysis, key->key);
+			       kvm_events_report__is_idle(old->report, key->key);
 	}
 	diff_sort_sides = &sides;
 	qsort(rows, nr, sizeof(*rows), compare_diff_rows);

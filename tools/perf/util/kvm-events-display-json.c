@@ -107,7 +107,7 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 	if (d->report->opts.histogram)
 		json_histogram(key, fp);
 	fprintf(fp, ", \"idle\": %s}",
-		kvm_events_analysis__is_idle(d->report->analysis, key->key) ?
+		kvm_events_report__is_idle(d->report, key->key) ?
 		"true" : "false");
 }
 
@@ -178,7 +178,7 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 		const struct kvm_events_outlier *o = &r->top[i];
 		char name[KVM_EVENTS_NAME_LEN];
 
-		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		kvm_events_report__key_name(r, o->key, name, sizeof(name));
 		fprintf(fp, "%s\n    {\"time_ns\": %" PRIu64 ", \"vcpu\": ", i ? "," : "", o->time);
 		if (o->vcpu == KVM_EVENTS_NO_VCPU)
 			fprintf(fp, "null");
@@ -341,7 +341,7 @@ static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *k
 			kvm_events_key__percentile(key, 99.9));
 	else
 		csv_empty(4, fp);
-	fprintf(fp, ",%d", kvm_events_analysis__is_idle(d->report->analysis, key->key));
+	fprintf(fp, ",%d", kvm_events_report__is_idle(d->report, key->key));
 	csv_vcpu(d, key, fp);
 	csv_empty(CSV_NR_BUCKET + CSV_NR_TOP, fp);
 	fputc('\n', fp);
@@ -380,7 +380,7 @@ static void csv_top(const struct kvm_events_display *d, FILE *fp)
 		const struct kvm_events_outlier *o = &r->top[i];
 		char name[KVM_EVENTS_NAME_LEN];
 
-		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		kvm_events_report__key_name(r, o->key, name, sizeof(name));
 		fprintf(fp, "top,,%s", name);
 		csv_empty(CSV_NR_KEY_STATS, fp);
 		fprintf(fp, ",%u,", o->pid);

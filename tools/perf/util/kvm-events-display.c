@@ -161,6 +161,7 @@ void kvm_events_view__needs(const struct kvm_events_view *view,
 {
 	int i;
 
+	opts->site = view->site;
 	/* JSON and CSV give every statistic. */
 	if (view->format != KVM_EVENTS_FORMAT_TABLE)
 		opts->percentiles = opts->stddev = true;
@@ -247,7 +248,7 @@ static void print_header(const struct kvm_events_display *d, int width, FILE *fp
 {
 	int i;
 
-	fprintf(fp, "%*s", width, kvm_events_analysis__column(d->report->analysis));
+	fprintf(fp, "%*s", width, kvm_events_report__column(d->report));
 	for (i = 0; i < d->view->nr_columns; i++) {
 		const struct kvm_events_column *col = d->view->columns[i];
 		int cell = column_width(col);
@@ -406,7 +407,7 @@ static void print_title(const struct kvm_events_display *d, struct kvm_events_ke
 static bool is_idle(const struct kvm_events_display *d, const struct kvm_events_key *key)
 {
 	return d->view->split_idle &&
-	       kvm_events_analysis__is_idle(d->report->analysis, key->key);
+	       kvm_events_report__is_idle(d->report, key->key);
 }
 
 /* Samples% stays a share of every sample, idle or not; Time% is not. */
@@ -510,7 +511,7 @@ static int top_key_width(const struct kvm_events_report *r)
 	u32 i;
 
 	for (i = 0; i < r->nr_top; i++) {
-		kvm_events_analysis__key_name(r->analysis, r->top[i].key, name, sizeof(name));
+		kvm_events_report__key_name(r, r->top[i].key, name, sizeof(name));
 		width = max_t(int, width, strlen(name));
 	}
 	return width;
@@ -524,12 +525,12 @@ static void print_top(const struct kvm_events_display *d, FILE *fp)
 
 	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %8s %*s %15s %18s\n\n",
 		r->nr_top, "Time", "VCPU", "PID", "TID", width,
-		kvm_events_analysis__column(r->analysis), "Duration", "Guest RIP");
+		kvm_events_report__column(r), "Duration", "Guest RIP");
 	for (i = 0; i < r->nr_top; i++) {
 		const struct kvm_events_outlier *o = &r->top[i];
 		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN], rip[24];
 
-		kvm_events_analysis__key_name(r->analysis, o->key, name, sizeof(name));
+		kvm_events_report__key_name(r, o->key, name, sizeof(name));
 		timestamp__scnprintf_usec(o->time, time, sizeof(time));
 		if (o->vcpu == KVM_EVENTS_NO_VCPU)
 			snprintf(vcpu, sizeof(vcpu), "?");
@@ -658,6 +659,31 @@ static int sort_key__find(const char *name, enum kvm_events_sort *sort)
 	return -EINVAL;
 }
 
+/*
+ * --key rip and --key sym are not sort keys: they make the keys guest
+ * code sites, which the other keys of the list sort.
+ */
+static enum kvm_events_site site__find(const char *name)
+{
+	if (!strcmp(name, "rip"))
+		return KVM_EVENTS_SITE_RIP;
+	if (!strcmp(name, "sym"))
+		return KVM_EVENTS_SITE_SYM;
+	return KVM_EVENTS_SITE_NONE;
+}
+
+static int view__set_site(struct kvm_events_view *view, const char *cmd,
+			  const char *list, enum kvm_events_site site)
+{
+	if (view->site && view->site != site) {
+		pr_err("perf kvm-events %s: --key %s: rip and sym are two ways to key sites, choose one\n",
+		       cmd, list);
+		return -EINVAL;
+	}
+	view->site = site;
+	return 0;
+}
+
 int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 			      const char *list)
 {
@@ -668,7 +694,13 @@ int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 	if (!copy)
 		return -ENOMEM;
 	keys->nr = 0;
+	view->site = KVM_EVENTS_SITE_NONE;
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		/* rip and sym are no sort keys */
+		if (site__find(tok)) {
+			ret = view__set_site(view, cmd, list, site__find(tok));
+			continue;
+		}
 		if (keys->nr == KVM_EVENTS_MAX_SORT_KEYS) {
 			pr_err("perf kvm-events %s: --key %s: more than %d keys\n",
 			       cmd, list, KVM_EVENTS_MAX_SORT_KEYS);
@@ -680,6 +712,9 @@ int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 		}
 	}
 	free(copy);
+	/* Sites alone are sorted as the analysis' keys are by default. */
+	if (!ret && !keys->nr && view->site)
+		keys->by[keys->nr++] = KVM_EVENTS_SORT_SAMPLE;
 	if (!ret && !keys->nr) {
 		pr_err("perf kvm-events %s: --key '%s': no key, expected a comma separated list of %s\n",
 		       cmd, list, KVM_EVENTS_SORT_NAMES);
@@ -723,7 +758,7 @@ void kvm_events_display__interval(const struct kvm_events_display *d,
 		totals.total_ns += keys[i]->total_ns;
 	}
 	fprintf(fp, "Last %.2fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
-		kvm_events_analysis__column(d->report->analysis), "Samples",
+		kvm_events_report__column(d->report), "Samples",
 		"Samples%", "Time%", "Avg time");
 	for (i = 0; i < nr; i++) {
 		fprintf(fp, "%*s %10" PRIu64 " %12.2f%%", width, keys[i]->name,

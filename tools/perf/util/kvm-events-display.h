@@ -37,6 +37,7 @@ struct kvm_events_view {
 	enum kvm_events_format	format;
 	struct kvm_events_sort_keys sort;
 	const char		*sort_names;	/* --key as given */
+	enum kvm_events_site	site;		/* --key rip or sym */
 	bool			split_idle;
 	/* The filters as the user wrote them: titles, JSON and CSV echo them. */
 	const char		*vcpus;
@@ -59,7 +60,7 @@ struct kvm_events_display {
 /* --fields LIST into view->columns; @cmd names the subcommand in errors */
 int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,
 				const char *list);
-/* Sets the statistics that the view's columns, format and sort need. */
+/* Sets the keys and the statistics that the view's columns, format and sort need. */
 void kvm_events_view__needs(const struct kvm_events_view *view,
 			    struct kvm_events_options *opts);
 /* --key LIST into view->sort; @cmd names the subcommand in errors */

@@ -25,10 +25,11 @@ struct kvm_events_analysis;
 struct latency_dist;
 struct kvm_events_grid;
 struct kvm_events_heatmap;
+struct kvm_events_guest_symbols;
 
 #define KVM_EVENTS_NO_VCPU	(~0U)
 #define KVM_EVENTS_NO_KEY	(~0ULL)
-#define KVM_EVENTS_NAME_LEN	40
+#define KVM_EVENTS_NAME_LEN	64
 
 /*
  * Which exit reason encoding a sample's code is in.  The x86 values are
@@ -159,6 +160,13 @@ struct kvm_events_outlier {
 	bool	timed;	/* false: cut off from its begin or end, no duration */
 };
 
+/* What a key is: what the analysis makes of an event, or where the guest was */
+enum kvm_events_site {
+	KVM_EVENTS_SITE_NONE,
+	KVM_EVENTS_SITE_RIP,	/* --key rip: the guest rip of the exit */
+	KVM_EVENTS_SITE_SYM,	/* --key sym: the guest function it is in */
+};
+
 /* What to keep: filters and the statistics the output needs */
 struct kvm_events_options {
 	u32			nr_vcpu_ranges;	/* 0: every vcpu */
@@ -173,6 +181,9 @@ struct kvm_events_options {
 	bool			histogram;
 	u32			top;
 	const char		*heatmap;	/* --heatmap: the SVG to write */
+	/* --key rip or sym, and --guest-kallsyms that names the sites, or NULL */
+	enum kvm_events_site	site;
+	const struct kvm_events_guest_symbols *guest_symbols;
 	u64			span_first;	/* ...its span: the header's, */
 	u64			span_last;	/* last <= first: not recorded */
 };
@@ -264,6 +275,16 @@ const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
 const char *kvm_events_analysis__names(void);
 const char *kvm_events_analysis__column(const struct kvm_events_analysis *analysis);
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis);
+/* The keys' column, a key's name, and whether it is idle, in the report's terms */
+const char *kvm_events_report__column(const struct kvm_events_report *report);
+void kvm_events_report__key_name(const struct kvm_events_report *report, u64 key,
+				 char *buf, size_t size);
+bool kvm_events_report__is_idle(const struct kvm_events_report *report, u64 key);
+/* --key rip and sym: the key of the site at @rip, the column, a key's name */
+u64 kvm_events_report__site_key(const struct kvm_events_report *report, u64 rip);
+const char *kvm_events_site__column(enum kvm_events_site site);
+void kvm_events_site__key_name(const struct kvm_events_report *report, u64 key,
+			       char *buf, size_t size);
 void kvm_events_analysis__key_name(const struct kvm_events_analysis *analysis,
 				   u64 key, char *buf, size_t size);
 bool kvm_events_analysis__is_idle(const struct kvm_events_analysis *analysis,

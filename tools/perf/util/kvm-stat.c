@@ -284,6 +284,9 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 	entry->pid = pid;
 	init_stats(&entry->stats);
 	report->analysis->key_name(key, entry->name, sizeof(entry->name));
+	/* A guest code site: --key rip or sym */
+	if (report->opts.site)
+		kvm_events_site__key_name(report, key, entry->name, sizeof(entry->name));
 	if (report->opts.percentiles)
 		entry->dist = latency_dist__new();
 	if (report->opts.histogram)
@@ -526,6 +529,10 @@ static void account(struct kvm_events_report *report,
 		report->totals.filtered++;
 		return;
 	}
+	/* The exit's: an event cut off from its end began in an earlier one. */
+	if (report->opts.site)
+		key = kvm_events_report__site_key(report, how == NO_END ? vcpu->begin_rip :
+						  vcpu->rip);
 	entry = key__get(report, key, group_of(report, vcpu), group_pid_of(report, vcpu));
 	if (!entry) {
 		/* Out of memory: say so in the buckets rather than crash. */

@@ -7,6 +7,7 @@
  * Usage: perf test -w kvmguest [PIO_OUT [PIO_IN [MMIO_WRITE [MMIO_READ
  *                                 [CPUID [RDMSR [WRMSR [HYPERCALL]]]]]]]]
  *        perf test -w kvmguest halt N PERIOD_US
+ *        perf test -w kvmguest map
  *
  * After its port and MMIO accesses, the guest executes CPUID, RDMSR and
  * WRMSR of GUEST_MSR, and the hypercall GUEST_HYPERCALL (VMMCALL) as
@@ -18,6 +19,9 @@
  * a local APIC timer armed PERIOD_US microseconds before, so that KVM
  * handles each HLT in the kernel and emits kvm:kvm_vcpu_wakeup (and
  * kvm:kvm_halt_poll_ns when it resizes its halt-polling window).
+ *
+ * The map form prints the guest code's loops as a System.map would, for
+ * a report of the exits by guest function (--key sym).
  *
  * Exit codes: 0 all counts matched, 1 failure (bad argument, KVM error,
  * unexpected exit or count mismatch), 2 skip (no usable KVM, no in-kernel
@@ -147,6 +151,39 @@ static const unsigned char guest_code[] = {
 	0xeb, 0xee,		/* 9b: jmp  0x8b			*/
 	0xf4,			/* 9d: hlt				*/
 };
+
+/*
+ * The loops of guest_code, as a guest System.map would name them, for
+ * perf kvm-events report --key sym (perf test -w kvmguest map).  The
+ * guest's rip is its offset in the code segment, which starts at
+ * GUEST_CODE_GPA; "guest_code_end" ends the last loop.
+ */
+static const struct {
+	unsigned int	offset;
+	const char	*name;
+} guest_code_labels[] = {
+	{ 0x00, "pio_out_loop" },
+	{ 0x10, "pio_in_loop" },
+	{ 0x20, "mmio_write_loop" },
+	{ 0x34, "mmio_read_loop" },
+	{ 0x43, "cpuid_loop" },
+	{ 0x5a, "rdmsr_loop" },
+	{ 0x70, "wrmsr_loop" },
+	{ 0x86, "hypercall_loop" },
+	{ 0x9d, "guest_halt" },
+	{ sizeof(guest_code), "guest_code_end" },
+};
+
+static int kvmguest_map(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(guest_code_labels); i++)
+		printf("%016lx %c %s\n", GUEST_CODE_GPA + guest_code_labels[i].offset,
+		       i + 1 < ARRAY_SIZE(guest_code_labels) ? 'T' : 'A',
+		       guest_code_labels[i].name);
+	return KVMGUEST_OK;
+}
 
 struct guest_counts {
 	unsigned long pio_out;
@@ -765,6 +802,8 @@ static int kvmguest(int argc, const char **argv)
 
 	if (argc > 0 && !strcmp(argv[0], "halt"))
 		return kvmguest_halt(argc - 1, argv + 1);
+	if (argc == 1 && !strcmp(argv[0], "map"))
+		return kvmguest_map();
 	if (parse_counts(argc, argv, &want))
 		return KVMGUEST_FAIL;
 
