@@ -53,7 +53,10 @@ if [ $rc -ne 0 ] || [ "$got" != "1 2 4" ] || [ "$(wc -l < "$dir/bursts.per")" -l
 fi
 
 # The guest halting 30 times, every 100 ms: each interval of a second
-# holds about its ten halts, not all of them; together, all 30.
+# holds its share of the halts, not all of them; together, all 30.  A
+# second holds at most 12 (ten, and the edges); at least 4, not 8: on
+# an emulated CPU whose host runs other machines, a second of the
+# guest's halts once held 7 (make check beside make check SANITIZE=1).
 perf test -w kvmguest halt 1 100 > "$dir/probe" 2>&1
 if [ $? -eq 0 ]; then
 	taskset -c 0 timeout 60 perf kvm-events live -d 1 --event halt -- \
@@ -62,10 +65,10 @@ if [ $? -eq 0 ]; then
 	per_interval "$dir/halt" '$1 ~ /^(poll|wait)/' > "$dir/halt.per"
 	total=$(awk '{ n += $2 } END { print n }' "$dir/halt.per")
 	full=$(awk '$1 >= 0.9 && $1 <= 1.1' "$dir/halt.per" | wc -l)
-	bad=$(awk '$1 >= 0.9 && $1 <= 1.1 && ($2 < 8 || $2 > 12)' "$dir/halt.per" | wc -l)
+	bad=$(awk '$1 >= 0.9 && $1 <= 1.1 && ($2 < 4 || $2 > 12)' "$dir/halt.per" | wc -l)
 	if [ $rc -ne 0 ] || [ "$total" != 30 ] || [ "$full" -lt 2 ] || [ "$bad" != 0 ]; then
 		echo "FAIL: live over 30 halts of 100 ms: exit $rc, $total halts," \
-			"$full intervals of 1 s, $bad not of 8 to 12 halts"
+			"$full intervals of 1 s, $bad not of 4 to 12 halts"
 		cat "$dir/halt"
 		err=1
 	fi
