@@ -712,7 +712,7 @@ int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 		}
 	}
 	free(copy);
-	/* Sites alone are sorted as the analysis' keys are by default. */
+	/* Sites alone are sorted by samples, in report, live and diff alike. */
 	if (!ret && !keys->nr && view->site)
 		keys->by[keys->nr++] = KVM_EVENTS_SORT_SAMPLE;
 	if (!ret && !keys->nr) {
