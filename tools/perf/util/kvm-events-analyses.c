@@ -107,14 +107,6 @@ const char *kvm_events_analysis__column(const struct kvm_events_analysis *analys
 	return analysis->column;
 }
 
-const char *kvm_events_report__column(const struct kvm_events_report *report)
-{
-	/* The keys' column: guest code sites */
-	if (report->opts.site)
-		return kvm_events_site__column(report->opts.site);
-	return kvm_events_analysis__column(report->analysis);
-}
-
 void kvm_events_report__key_name(const struct kvm_events_report *report, u64 key,
 				 char *buf, size_t size)
 {
@@ -124,6 +116,14 @@ void kvm_events_report__key_name(const struct kvm_events_report *report, u64 key
 		return;
 	}
 	kvm_events_analysis__key_name(report->analysis, key, buf, size);
+}
+
+const char *kvm_events_report__column(const struct kvm_events_report *report)
+{
+	/* The keys' column: guest code sites */
+	if (report->opts.site)
+		return kvm_events_site__column(report->opts.site);
+	return kvm_events_analysis__column(report->analysis);
 }
 
 bool kvm_events_report__is_idle(const struct kvm_events_report *report, u64 key)

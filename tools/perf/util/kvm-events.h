@@ -275,10 +275,11 @@ const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
 const char *kvm_events_analysis__names(void);
 const char *kvm_events_analysis__column(const struct kvm_events_analysis *analysis);
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis);
-/* The keys' column, a key's name, and whether it is idle, in the report's terms */
-const char *kvm_events_report__column(const struct kvm_events_report *report);
+/* A key's name in the report's terms: the analysis', or a site's */
 void kvm_events_report__key_name(const struct kvm_events_report *report, u64 key,
 				 char *buf, size_t size);
+/* The keys' column, and whether a key is idle, in the report's terms */
+const char *kvm_events_report__column(const struct kvm_events_report *report);
 bool kvm_events_report__is_idle(const struct kvm_events_report *report, u64 key);
 /* --key rip and sym: the key of the site at @rip, the column, a key's name */
 u64 kvm_events_report__site_key(const struct kvm_events_report *report, u64 rip);

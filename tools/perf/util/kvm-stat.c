@@ -283,10 +283,7 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 	entry->group = group;
 	entry->pid = pid;
 	init_stats(&entry->stats);
-	report->analysis->key_name(key, entry->name, sizeof(entry->name));
-	/* A guest code site: --key rip or sym */
-	if (report->opts.site)
-		kvm_events_site__key_name(report, key, entry->name, sizeof(entry->name));
+	kvm_events_report__key_name(report, key, entry->name, sizeof(entry->name));
 	if (report->opts.percentiles)
 		entry->dist = latency_dist__new();
 	if (report->opts.histogram)
