@@ -20,6 +20,8 @@
 # layout_modifiers): kvmgen's vmx (perf kvm-events record -p) at each size
 # of BENCH_PAIRS, in time order and in per-CPU rounds; vmx+system-wide
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
+# vmx+switch and vmx+switch+system-wide, with the context switch records
+# of record --sched (read in one part, as they must be);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
 # Last, the guest's slowdown under each recorder, and under perf kvm-events
@@ -160,11 +162,14 @@ bench_input() {
 # highest rate, and halting every 20 us into DIR/halts.data.  There the
 # recorder, on a CPU of its own, finds a few samples at each pass over
 # its ring buffers, so that its rounds hold about 10 samples, as at
-# moderate rates.
+# moderate rates.  The same with --sched into DIR/halts-sched.data: the
+# vcpu thread blocks in each halt, two switch records an exit.
 record_guest() {
 	"$perf" kvm-events record -q --event all -o "$1/guest.data" -- \
 		"$perf" test -w kvmguest $guest_n $guest_n $guest_n $guest_n > /dev/null 2>&1 &&
 	taskset -c 0 "$perf" kvm-events record -q -o "$1/halts.data" -- \
+		taskset -c 1 "$perf" test -w kvmguest halt $halt_n 20 > /dev/null 2>&1 &&
+	taskset -c 0 "$perf" kvm-events record --sched -q -o "$1/halts-sched.data" -- \
 		taskset -c 1 "$perf" test -w kvmguest halt $halt_n 20 > /dev/null 2>&1
 }
 
@@ -172,7 +177,7 @@ record_guest() {
 bench_guest() {
 	local f
 
-	for f in guest halts; do
+	for f in guest halts halts-sched; do
 		[ -s "$out/$f.data" ] || continue
 		bench_input "$f${1:+, $1}" "$out/$f.data"
 		rm -f "$out/$f.data"
@@ -203,8 +208,10 @@ guest_slowdown() {
 		       "$perf kvm-events record -q --event all -o $out/r.data --"
 		       "$perf kvm stat record -q -o $out/r.data --"
 		       "$perf kvm-events live --use-bpf -d 3600 --event ioport --"
-		       "$perf kvm-events live --use-bpf -d 3600 --event userspace --")
-	local -a times=("" "" "" "" "" "")
+		       "$perf kvm-events live --use-bpf -d 3600 --event userspace --"
+		       "$perf kvm-events record --sched -q -o $out/r.data --"
+		       "$perf kvm-events record --sched -a -q -o $out/r.data --")
+	local -a times=("" "" "" "" "" "" "" "")
 
 	echo "The guest's slowdown: perf test -w kvmguest $n $n $n $n, its own wall time"
 	for ((r = 0; r <= runs; r++)); do
@@ -261,7 +268,7 @@ for pairs in $pairs_list; do
 	done
 done
 pairs=${pairs_list%% *}
-for modifier in system-wide threads pipe; do
+for modifier in system-wide threads pipe switch switch+system-wide; do
 	f=$out/$modifier.data
 	"$kvmgen" "$f" "vmx+$modifier" "$pairs" > /dev/null 2>&1 ||
 		{ echo "error: $kvmgen $f vmx+$modifier $pairs" >&2; exit 1; }

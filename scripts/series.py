@@ -103,10 +103,15 @@ def find(lines, text, path, start=0):
 
 
 def claimed_lines(lines, path, claims):
-    """The indexes of @lines that @claims take, checking each matches once."""
+    """The indexes of @lines that @claims take, checking each matches once:
+    a line that is the text alone (a heading) is the one, where others
+    contain it too."""
     taken = set()
     for _, start, end in claims:
         hits = find(lines, start, path)
+        alone = [i for i in hits if lines[i].strip() == start.strip()]
+        if len(hits) > 1 and len(alone) == 1:
+            hits = alone
         if end is None:
             if len(hits) != 1:
                 die(f"{path}: {len(hits)} lines contain '{start}', claim one")

@@ -35,6 +35,7 @@
 #include "util/kvm-events.h"
 #include "util/kvm-events-display.h"
 #include "util/kvm-events-heatmap.h"
+#include "util/kvm-events-sched.h"
 #include "util/kvm-events-sites.h"
 #include "util/kvm-events-live.h"
 #include "util/machine.h"
@@ -59,6 +60,7 @@ struct kvm_events_args {
 	struct kvm_events_guest_symbols	guest_symbols;
 	int				threads;
 	u32				record_tps;	/* record: BIT(tp) to record */
+	bool				record_sched;	/* ...and the context switches */
 	u32				delay;		/* live: seconds per refresh */
 	u32				bpf_map_entries; /* live --use-bpf */
 	bool				use_bpf;
@@ -219,6 +221,44 @@ static int process_sample(const struct perf_tool *tool,
 	}
 	kvm_events_report__add(&kvm->report, &s);
 	return 0;
+}
+
+/* perf's session code orders the switch records among the samples. */
+static int process_switch(const struct perf_tool *tool, union perf_event *event,
+			  struct perf_sample *sample, struct machine *machine __maybe_unused)
+{
+	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
+	struct kvm_events_sample s;
+
+	if (!kvm->report.opts.sched)
+		return 0;
+	kvm_events_switch__init(&s, event, sample->pid, sample->tid);
+	s.time = sample->time;
+	kvm_events_report__add(&kvm->report, &s);
+	return 0;
+}
+
+/* A pipe's attributes come before its samples: so do its switches. */
+static int process_attr(const struct perf_tool *tool, union perf_event *event,
+			struct evlist **pevlist)
+{
+	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
+
+	if (kvm_events_switches_readable(&event->attr.attr))
+		kvm->report.opts.sched = true;
+	return perf_event__process_attr(tool, event, pevlist);
+}
+
+/* Whether the switches of some evsel can split the events' time */
+static bool switches_recorded(struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (kvm_events_switches_readable(&evsel->core.attr))
+			return true;
+	}
+	return false;
 }
 
 static int process_lost(const struct perf_tool *tool, union perf_event *event,
@@ -534,6 +574,7 @@ static int open_session(struct kvm_events *kvm)
 	kvm->tool.lost = process_lost;
 	kvm->tool.lost_samples = process_lost_samples;
 	kvm->tool.comm = perf_event__process_comm;
+	kvm->tool.context_switch = process_switch;
 	/* A pipe carries what a file keeps in its header. */
 	kvm->tool.attr = perf_event__process_attr;
 	kvm->tool.event_update = perf_event__process_event_update;
@@ -631,6 +672,10 @@ static int read_session(struct kvm_events *kvm,
 	/* --heatmap's columns divide the span the header gives. */
 	kvm->opts.span_first = session->evlist->first_sample_time;
 	kvm->opts.span_last = session->evlist->last_sample_time;
+	kvm->opts.sched = switches_recorded(session->evlist);
+	/* A pipe's evsels come with its events: the switches' one too. */
+	if (pipe)
+		kvm->tool.attr = process_attr;
 	if (ret == 0) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
@@ -998,6 +1043,8 @@ static const struct option record_options[] = {
 	OPT_CALLBACK(0, "event", &args.record_tps, "analyses",
 		     "record for these analyses, comma separated: vmexit (default), mmio, ioport, userspace, msr, hypercall, halt, or all",
 		     parse_record_event),
+	OPT_BOOLEAN(0, "sched", &args.record_sched,
+		    "also record the context switches: split each event's time, on and off CPU"),
 	OPT_END()
 };
 
@@ -1008,11 +1055,32 @@ static const char * const record_usage[] = {
 	NULL
 };
 
+/*
+ * --sched: perf record's --switch-events, which records the switches of
+ * each recorded thread both ways, or every task's with -a.
+ */
+static int kvm_events_record_sched(int argc, const char **argv)
+{
+	const char **with = calloc(argc + 2, sizeof(*with));
+	int ret;
+
+	if (!with)
+		return -ENOMEM;
+	with[0] = argv[0];
+	with[1] = "--switch-events";
+	memcpy(with + 2, argv + 1, (argc - 1) * sizeof(*with));
+	ret = kvm_events_record_to(argc + 1, with, args.record_tps, NULL);
+	free(with);
+	return ret;
+}
+
 static int kvm_events_record(int argc, const char **argv)
 {
 	argc = parse_options(argc, argv, record_options, record_usage,
 			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
 			     PARSE_OPT_KEEP_ARGV0);
+	if (args.record_sched)
+		return kvm_events_record_sched(argc, argv);
 	return kvm_events_record_to(argc, argv, args.record_tps, NULL);
 }
 
@@ -1061,7 +1129,10 @@ static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
 static int print_report(struct kvm_events *kvm)
 {
 	struct kvm_events_display display = kvm_events__display(kvm);
-	int ret = kvm_events_display__report(&display);
+	int ret;
+
+	kvm_events_view__fit(&args.view, &kvm->report, kvm->input);
+	ret = kvm_events_display__report(&display);
 
 	if (!ret && kvm->opts.heatmap)
 		ret = kvm_events_heatmap__write(&display, kvm->opts.heatmap);

@@ -11,6 +11,15 @@
 
 #include "kvm-events.h"
 #include "kvm-events-display.h"
+#include "kvm-events-sched.h"
+
+/* The percentiles of each time, as JSON and CSV name them */
+static const struct {
+	double		pct;
+	const char	*name;
+} percentiles[] = {
+	{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p99_9" },
+};
 
 void kvm_events_json_string(const char *str, FILE *fp)
 {
@@ -72,6 +81,51 @@ static void json_vcpu(const struct kvm_events_display *d, const struct kvm_event
 		fprintf(fp, ", \"vcpu\": %u", key->group);
 }
 
+/* Each part's ns, as "oncpu_ns": ..., or null where not @known */
+static void json_cpu_parts(const u64 *ns, bool known, FILE *fp)
+{
+	char name[32];
+	int part;
+
+	for (part = 0; part < KVM_EVENTS_CPU_PARTS; part++) {
+		snprintf(name, sizeof(name), "%s_ns", kvm_events_cpu_part__name(part));
+		fprintf(fp, ", ");
+		kvm_events_json_u64(name, known ? ns[part] : 0, known, fp);
+	}
+}
+
+/*
+ * A key's time on and off CPU, and their percentiles: null where some
+ * of its events had none (whole events, such as halt's).
+ */
+static void json_split(const struct kvm_events_display *d, struct kvm_events_key *key,
+		       FILE *fp)
+{
+	const struct kvm_events_split *split = key->split;
+	bool known = kvm_events_split__whole(split, key->timed);
+	char name[32];
+	size_t i;
+	int part;
+
+	if (!d->report->opts.sched)
+		return;
+	json_cpu_parts(known ? split->ns : NULL, known, fp);
+	fprintf(fp, ", ");
+	kvm_events_json_u64("switched", known ? split->switched : 0, known, fp);
+	if (!key->timed || !key->dist)
+		return;
+	for (part = 0; part < KVM_EVENTS_CPU_PARTS; part++) {
+		for (i = 0; i < ARRAY_SIZE(percentiles); i++) {
+			snprintf(name, sizeof(name), "%s_%s_ns", kvm_events_cpu_part__name(part),
+				 percentiles[i].name);
+			fprintf(fp, ", ");
+			kvm_events_json_u64(name, known ? kvm_events_split__percentile(split, part,
+									  percentiles[i].pct) : 0,
+					    known, fp);
+		}
+	}
+}
+
 /* Every statistic of a key: times in ns, exact integers where they are */
 static void json_key(const struct kvm_events_display *d, struct kvm_events_key *key,
 		     const struct kvm_events_table_totals *totals, FILE *fp)
@@ -104,6 +158,7 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 			kvm_events_key__percentile(key, 99.9),
 			kvm_events_key__percentile_exact(key) ? "true" : "false");
 	}
+	json_split(d, key, fp);
 	if (d->report->opts.histogram)
 		json_histogram(key, fp);
 	fprintf(fp, ", \"idle\": %s}",
@@ -167,6 +222,51 @@ static void group_totals(struct kvm_events_key **keys, size_t nr, size_t i,
 	}
 }
 
+/* A slow event's time off CPU, and the task that ran the longest instead */
+static void json_top_split(const struct kvm_events_display *d,
+			   const struct kvm_events_outlier *o, FILE *fp)
+{
+	bool next = o->split && o->next_tid != KVM_EVENTS_NO_TASK;
+	const char *comm = next ? kvm_events_display__task_comm(d, o->next_tid) : NULL;
+
+	if (!d->report->opts.sched)
+		return;
+	fprintf(fp, ", ");
+	kvm_events_json_u64("offcpu_ns", o->offcpu_ns, o->split, fp);
+	fprintf(fp, ", ");
+	kvm_events_json_u64("next_tid", o->next_tid, next, fp);
+	fprintf(fp, ", \"next_comm\": ");
+	if (comm)
+		kvm_events_json_string(comm, fp);
+	else
+		fprintf(fp, "null");
+}
+
+/*
+ * The keys' time on and off CPU, beside total_ns: null unless every
+ * timed event was split.
+ */
+static void json_totals_split(const struct kvm_events_display *d,
+			      struct kvm_events_key **keys, size_t nr, FILE *fp)
+{
+	u64 ns[KVM_EVENTS_CPU_PARTS] = { 0 }, switched = 0;
+	bool known = true;
+	size_t i;
+	int part;
+
+	if (!d->report->opts.sched)
+		return;
+	for (i = 0; i < nr; i++) {
+		known &= kvm_events_split__whole(keys[i]->split, keys[i]->timed);
+		for (part = 0; known && part < KVM_EVENTS_CPU_PARTS; part++)
+			ns[part] += keys[i]->split->ns[part];
+		switched += known ? keys[i]->split->switched : 0;
+	}
+	fprintf(fp, ", \"switch_records\": %" PRIu64 ", ", d->report->totals.switch_records);
+	kvm_events_json_u64("switched", switched, known, fp);
+	json_cpu_parts(ns, known, fp);
+}
+
 /* --top in JSON: the slowest events, slowest first */
 static void json_top(const struct kvm_events_display *d, FILE *fp)
 {
@@ -190,6 +290,7 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 			fprintf(fp, ", \"duration_ns\": %" PRIu64, o->duration);
 		else
 			fprintf(fp, ", \"duration_ns\": null");
+		json_top_split(d, o, fp);
 		/* 0: the recording has no guest RIP for it */
 		if (o->rip)
 			fprintf(fp, ", \"rip\": \"%#" PRIx64 "\"}", o->rip);
@@ -242,11 +343,12 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 		", \"no_memory\": %" PRIu64
 		", \"lost_events\": %" PRIu64 ", \"lost_chunks\": %" PRIu64
 		", \"perf_record_lost\": %" PRIu64 ", \"perf_record_lost_samples\": %" PRIu64
-		", \"out_of_order\": %" PRIu64 ", \"other_events\": %" PRIu64 "},\n"
-		"  \"events_read\": {",
+		", \"out_of_order\": %" PRIu64 ", \"other_events\": %" PRIu64,
 		t->read, t->keyed, t->total_ns, t->no_end, t->no_begin, t->filtered,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order, t->other_events);
+	json_totals_split(d, keys, nr, fp);
+	fprintf(fp, "},\n  \"events_read\": {");
 	for (tp = 0; tp < KVM_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_tp_role__name(tp), t->by_tp[tp],
 			tp + 1 < KVM_TP__NR ? ", " : "");
@@ -268,6 +370,8 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 #define CSV_NR_BUCKET		3
 #define CSV_TOP_COLUMNS		"time_ns,tid,duration_ns,rip"
 #define CSV_NR_TOP		4
+/* Only where switches were recorded; of a top row, its offcpu_ns only */
+#define CSV_SPLIT_COLUMNS	"oncpu_ns,offcpu_ns,preempted_ns,blocked_ns,switched"
 
 static void csv_empty(int nr, FILE *fp)
 {
@@ -319,6 +423,20 @@ static void csv_vcpu(const struct kvm_events_display *d, const struct kvm_events
 		fprintf(fp, "%u", key->group);
 }
 
+/* A key's time on and off CPU; empty where not all was split, or no key */
+static void csv_split(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		      FILE *fp)
+{
+	bool known = key && kvm_events_split__whole(key->split, key->timed);
+	int part;
+
+	if (!d->report->opts.sched)
+		return;
+	for (part = 0; part < KVM_EVENTS_CPU_PARTS; part++)
+		kvm_events_csv_u64(known ? key->split->ns[part] : 0, known, fp);
+	kvm_events_csv_u64(known ? key->split->switched : 0, known, fp);
+}
+
 static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *key,
 		    const struct kvm_events_table_totals *totals, FILE *fp)
 {
@@ -344,6 +462,7 @@ static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *k
 	fprintf(fp, ",%d", kvm_events_report__is_idle(d->report, key->key));
 	csv_vcpu(d, key, fp);
 	csv_empty(CSV_NR_BUCKET + CSV_NR_TOP, fp);
+	csv_split(d, key, fp);
 	fputc('\n', fp);
 }
 
@@ -367,8 +486,20 @@ static void csv_histogram(const struct kvm_events_display *d, struct kvm_events_
 		kvm_events_csv_u64(high, bounded, fp);
 		fprintf(fp, ",%" PRIu64, key->log2_ns[b]);
 		csv_empty(CSV_NR_TOP, fp);
+		csv_split(d, NULL, fp);
 		fputc('\n', fp);
 	}
+}
+
+/* A top row's time off CPU, in the offcpu_ns column */
+static void csv_top_split(const struct kvm_events_display *d,
+			  const struct kvm_events_outlier *o, FILE *fp)
+{
+	if (!d->report->opts.sched)
+		return;
+	fputc(',', fp);
+	kvm_events_csv_u64(o->offcpu_ns, o->split, fp);
+	csv_empty(KVM_EVENTS_CPU_PARTS - 1, fp);
 }
 
 static void csv_top(const struct kvm_events_display *d, FILE *fp)
@@ -391,6 +522,7 @@ static void csv_top(const struct kvm_events_display *d, FILE *fp)
 		fputc(',', fp);
 		if (o->rip)
 			fprintf(fp, "%#" PRIx64, o->rip);
+		csv_top_split(d, o, fp);
 		fputc('\n', fp);
 	}
 }
@@ -440,7 +572,10 @@ void kvm_events_display__csv(const struct kvm_events_display *d,
 
 	csv_comments(d, fp);
 	fprintf(fp, "record," CSV_KEY_COLUMNS "," CSV_VCPU_COLUMNS "," CSV_BUCKET_COLUMNS ","
-		CSV_TOP_COLUMNS "\n");
+		CSV_TOP_COLUMNS);
+	if (d->report->opts.sched)
+		fprintf(fp, "," CSV_SPLIT_COLUMNS);
+	fputc('\n', fp);
 	for (i = 0; i < nr; i++) {
 		group_totals(keys, nr, i, &totals);
 		csv_key(d, keys[i], &totals, fp);

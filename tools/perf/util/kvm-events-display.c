@@ -15,6 +15,7 @@
 #include "debug.h"
 #include "kvm-events.h"
 #include "kvm-events-display.h"
+#include "kvm-events-sched.h"
 #include "machine.h"
 #include "thread.h"
 #include "time-utils.h"
@@ -101,10 +102,63 @@ static const struct kvm_events_column columns[] = {
 	{ "p99.9", "p99.9", COLUMN_TIME, 99.9, NULL },
 };
 
+/*
+ * The time on and off CPU, where switches were recorded: per part of
+ * enum kvm_events_cpu_part, in its order, its share of the key's time
+ * and its percentiles.
+ */
+#define CPU_PART_NR_COLUMNS	5
+
+static const struct kvm_events_column cpu_part_columns[] = {
+	{ "oncpu", "On CPU%", COLUMN_SHARE, 0, NULL },
+	{ "oncpu.p50", "On CPU p50", COLUMN_TIME, 50, NULL },
+	{ "oncpu.p90", "On CPU p90", COLUMN_TIME, 90, NULL },
+	{ "oncpu.p99", "On CPU p99", COLUMN_TIME, 99, NULL },
+	{ "oncpu.p99.9", "On CPU p99.9", COLUMN_TIME, 99.9, NULL },
+	{ "offcpu", "Off CPU%", COLUMN_SHARE, 0, NULL },
+	{ "offcpu.p50", "Off CPU p50", COLUMN_TIME, 50, NULL },
+	{ "offcpu.p90", "Off CPU p90", COLUMN_TIME, 90, NULL },
+	{ "offcpu.p99", "Off CPU p99", COLUMN_TIME, 99, NULL },
+	{ "offcpu.p99.9", "Off CPU p99.9", COLUMN_TIME, 99.9, NULL },
+	{ "preempted", "Preempt%", COLUMN_SHARE, 0, NULL },
+	{ "preempted.p50", "Preempt p50", COLUMN_TIME, 50, NULL },
+	{ "preempted.p90", "Preempt p90", COLUMN_TIME, 90, NULL },
+	{ "preempted.p99", "Preempt p99", COLUMN_TIME, 99, NULL },
+	{ "preempted.p99.9", "Preempt p99.9", COLUMN_TIME, 99.9, NULL },
+	{ "blocked", "Blocked%", COLUMN_SHARE, 0, NULL },
+	{ "blocked.p50", "Blocked p50", COLUMN_TIME, 50, NULL },
+	{ "blocked.p90", "Blocked p90", COLUMN_TIME, 90, NULL },
+	{ "blocked.p99", "Blocked p99", COLUMN_TIME, 99, NULL },
+	{ "blocked.p99.9", "Blocked p99.9", COLUMN_TIME, 99.9, NULL },
+};
+
+/* 1 + the part of the time on or off CPU that @col shows; 0: none */
+static int column_cpu_part(const struct kvm_events_column *col)
+{
+	if (col < cpu_part_columns || col >= cpu_part_columns + ARRAY_SIZE(cpu_part_columns))
+		return 0;
+	return 1 + (col - cpu_part_columns) / CPU_PART_NR_COLUMNS;
+}
+
+/* A part of the key's time on or off CPU: its share, or a percentile */
+static double cpu_part_value(const struct kvm_events_column *col,
+			     const struct kvm_events_key *key)
+{
+	const struct kvm_events_split *split = key->split;
+	u64 total = split->ns[KVM_EVENTS_ONCPU] + split->ns[KVM_EVENTS_OFFCPU];
+	int part = column_cpu_part(col) - 1;
+
+	if (col->pct)
+		return kvm_events_split__percentile(split, part, col->pct);
+	return total ? (double)split->ns[part] * 100 / total : 0;
+}
+
 static double column_value(const struct kvm_events_column *col,
 			   struct kvm_events_key *key,
 			   const struct kvm_events_table_totals *totals)
 {
+	if (column_cpu_part(col))
+		return cpu_part_value(col, key);
 	if (col->pct)
 		return kvm_events_key__percentile(key, col->pct);
 	return col->value(key, totals);
@@ -117,6 +171,10 @@ static const struct kvm_events_column *column__find(const char *name)
 	for (i = 0; i < ARRAY_SIZE(columns); i++) {
 		if (!strcmp(columns[i].name, name))
 			return &columns[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(cpu_part_columns); i++) {
+		if (!strcmp(cpu_part_columns[i].name, name))
+			return &cpu_part_columns[i];
 	}
 	return NULL;
 }
@@ -154,6 +212,24 @@ int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,
 		ret = -EINVAL;
 	}
 	return ret;
+}
+
+void kvm_events_view__fit(struct kvm_events_view *view,
+			  const struct kvm_events_report *report, const char *input)
+{
+	int i, kept = 0;
+
+	if (report->opts.sched)
+		return;
+	for (i = 0; i < view->nr_columns; i++) {
+		if (!column_cpu_part(view->columns[i]))
+			view->columns[kept++] = view->columns[i];
+	}
+	if (kept == view->nr_columns)
+		return;
+	pr_warning("%s: no context switches recorded, so no time on or off CPU: those columns are left out; record with: perf kvm-events record --sched\n",
+		   input);
+	view->nr_columns = kept;
 }
 
 void kvm_events_view__needs(const struct kvm_events_view *view,
@@ -234,6 +310,9 @@ static void print_cell(const struct kvm_events_column *col, struct kvm_events_ke
 	bool untimed = !key->timed && col->value != col_samples &&
 		       col->value != kvm_events_samples_share;
 
+	/* Not a false zero: some of its events had no split, halt's say. */
+	if (column_cpu_part(col) && !kvm_events_split__whole(key->split, key->timed))
+		untimed = true;
 	if (untimed)
 		fprintf(fp, " %*s", width, "-");
 	else if (col->kind == COLUMN_COUNT)
@@ -345,6 +424,12 @@ const char *kvm_events_display__comm(const struct kvm_events_display *d, u32 pid
 		thread__put(thread);
 	}
 	return comm;
+}
+
+/* A task's comm, or NULL: the idle task's is in no thread perf keeps */
+const char *kvm_events_display__task_comm(const struct kvm_events_display *d, u32 tid)
+{
+	return tid ? kvm_events_display__comm(d, tid) : "swapper";
 }
 
 static bool is_number(const char *list)
@@ -517,15 +602,35 @@ static int top_key_width(const struct kvm_events_report *r)
 	return width;
 }
 
+/* A slow event's time off CPU, and what ran the longest instead: comm/tid */
+static void print_top_split(const struct kvm_events_display *d,
+			    const struct kvm_events_outlier *o, FILE *fp)
+{
+	const char *comm;
+
+	if (!o->split) {
+		fprintf(fp, " %15s", "-");
+		return;
+	}
+	print_time(o->offcpu_ns, 15, fp);
+	if (o->next_tid == KVM_EVENTS_NO_TASK)
+		return;
+	comm = kvm_events_display__task_comm(d, o->next_tid);
+	fprintf(fp, "  %s/%u", comm ?: "?", o->next_tid);
+}
+
 static void print_top(const struct kvm_events_display *d, FILE *fp)
 {
 	const struct kvm_events_report *r = d->report;
 	int width = top_key_width(r);
 	u32 i;
 
-	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %8s %*s %15s %18s\n\n",
+	fprintf(fp, "\nSlowest %u events:\n\n%16s %10s %8s %8s %*s %15s %18s",
 		r->nr_top, "Time", "VCPU", "PID", "TID", width,
 		kvm_events_report__column(r), "Duration", "Guest RIP");
+	if (d->report->opts.sched)
+		fprintf(fp, " %15s  %s", "Off CPU", "Ran instead");
+	fprintf(fp, "\n\n");
 	for (i = 0; i < r->nr_top; i++) {
 		const struct kvm_events_outlier *o = &r->top[i];
 		char time[32], vcpu[16], name[KVM_EVENTS_NAME_LEN], rip[24];
@@ -543,8 +648,31 @@ static void print_top(const struct kvm_events_display *d, FILE *fp)
 			print_time(o->duration, 15, fp);
 		else
 			fprintf(fp, " %15s", "-");
-		fprintf(fp, " %18s\n", rip);
+		fprintf(fp, " %18s", rip);
+		if (r->opts.sched)
+			print_top_split(d, o, fp);
+		fputc('\n', fp);
 	}
+}
+
+/* How many of the events split into on and off CPU a switch touched at all */
+static void print_switched(const struct kvm_events_display *d, struct kvm_events_key **keys,
+			   size_t nr, FILE *fp)
+{
+	u64 split = 0, switched = 0;
+	size_t i;
+
+	if (!d->report->opts.sched)
+		return;
+	for (i = 0; i < nr; i++) {
+		if (keys[i]->split) {
+			split += keys[i]->split->events;
+			switched += keys[i]->split->switched;
+		}
+	}
+	fprintf(fp, "Context switches:%" PRIu64 " records; off CPU in %" PRIu64 " of %" PRIu64
+		" timed events (%.2f%%).\n", d->report->totals.switch_records, switched, split,
+		split ? (double)switched * 100 / split : 0.0);
 }
 
 static void print_footer(const struct kvm_events_display *d, struct kvm_events_key **keys,
@@ -578,6 +706,7 @@ static void print_footer(const struct kvm_events_display *d, struct kvm_events_k
 	if (t->out_of_order)
 		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
 			t->out_of_order);
+	print_switched(d, keys, nr, fp);
 	if (verbose <= 0)
 		return;
 	fprintf(fp, "Samples read:%" PRIu64 " = counted in a key %" PRIu64,

@@ -60,6 +60,9 @@ struct kvm_events_display {
 /* --fields LIST into view->columns; @cmd names the subcommand in errors */
 int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,
 				const char *list);
+/* Leaves out the on and off CPU columns where @report has no switches, saying so */
+void kvm_events_view__fit(struct kvm_events_view *view,
+			  const struct kvm_events_report *report, const char *input);
 /* Sets the keys and the statistics that the view's columns, format and sort need. */
 void kvm_events_view__needs(const struct kvm_events_view *view,
 			    struct kvm_events_options *opts);
@@ -98,6 +101,8 @@ bool kvm_events_histogram_span(const struct kvm_events_key *key, int *first,
 bool kvm_events_log2_bucket_high(int bucket, u64 *high);
 /* The comm of VM process @pid, or NULL */
 const char *kvm_events_display__comm(const struct kvm_events_display *d, u32 pid);
+/* The comm of task @tid, or NULL */
+const char *kvm_events_display__task_comm(const struct kvm_events_display *d, u32 tid);
 /* Keys of one table: the same group and VM */
 bool kvm_events_key__same_group(const struct kvm_events_key *a,
 				const struct kvm_events_key *b);

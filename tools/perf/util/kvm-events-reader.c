@@ -44,6 +44,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
@@ -59,6 +60,7 @@
 #include "kvm-events-input.h"
 #include "kvm-events-pipeline.h"
 #include "kvm-events-queue.h"
+#include "kvm-events-sched.h"
 #include "machine.h"
 #include "sample.h"
 #include "session.h"
@@ -117,6 +119,9 @@ struct reader {
 	u64				lost_events;	/* PERF_RECORD_LOST */
 	u64				lost_chunks;
 	u64				lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
+	/* Of a switch record, bytes from its end to its tid and time; 0: none */
+	u32				switch_tid_end;
+	u32				switch_time_end;
 	struct kvm_events_queue		queue;
 };
 
@@ -234,6 +239,30 @@ static void reader__free_layouts(struct reader *r)
  * One layout per sample id, or a single one when samples carry no id.
  * Returns 1 with *why set for an evlist this reader does not take.
  */
+/*
+ * Where the records of perf record --switch-events keep their thread and
+ * time: in the sample_id_all trailer of the evsel that asked for them,
+ * counted from its end (tid, time, id, stream_id, cpu, identifier).
+ */
+static void reader__init_switches(struct reader *r, struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	r->switch_tid_end = r->switch_time_end = 0;
+	evlist__for_each_entry(evlist, evsel) {
+		const struct perf_event_attr *attr = &evsel->core.attr;
+		u64 type = attr->sample_type;
+		u32 after = hweight64(type & (PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+					      PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+
+		if (!kvm_events_switches_readable(attr))
+			continue;
+		r->switch_time_end = 8 * (after + 1);
+		r->switch_tid_end = 8 * (after + 2);
+		r->report->opts.sched = true;
+	}
+}
+
 static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 				const char **why)
 {
@@ -241,6 +270,7 @@ static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 	u32 nr = 0, i;
 
 	reader__free_layouts(r);
+	reader__init_switches(r, evlist);
 	/* As evlist__event2evsel() finds the evsel of a sample */
 	r->id_pos = evlist->core.nr_entries > 1 ? evlist->id_pos : -1;
 	evlist__for_each_entry(evlist, evsel) {
@@ -338,20 +368,27 @@ static int reader__outside_pass(struct reader *r, u64 time)
 	return READER_PAUSED;
 }
 
+/* A stream's new evsels, before the records of theirs */
+static noinline int reader__refresh(struct reader *r)
+{
+	const char *why = NULL;
+	int ret = reader__init_layouts(r, r->session->evlist, &why);
+
+	if (ret > 0)
+		pr_err("%s: cannot read the samples: %s\n", r->path, why);
+	return ret > 0 ? -EINVAL : ret;
+}
+
 /* Inline, as what it calls: -fstack-protector-all makes each call cost. */
 static __always_inline int reader__sample(struct reader *r, const union perf_event *event)
 {
 	const struct sample_layout *layout = reader__layout(r, event);
 
 	if (r->stale) {
-		const char *why = NULL;
-		int ret = reader__init_layouts(r, r->session->evlist, &why);
+		int ret = reader__refresh(r);
 
-		if (ret) {
-			if (ret > 0)
-				pr_err("%s: cannot read the samples: %s\n", r->path, why);
-			return ret > 0 ? -EINVAL : ret;
-		}
+		if (ret)
+			return ret;
 		layout = reader__layout(r, event);
 	}
 	if (!layout) {
@@ -438,6 +475,34 @@ static int reader__comm(struct reader *r, union perf_event *event)
 	return machine__process_comm_event(r->machine, event, &sample);
 }
 
+/* A context switch, ordered among the samples as they are */
+static int reader__switch(struct reader *r, const union perf_event *event)
+{
+	const u8 *end = (const u8 *)event + event->header.size;
+	u32 body = event->header.type == PERF_RECORD_SWITCH_CPU_WIDE ? 8 : 0;
+	struct kvm_events_sample *s;
+	u32 pid_tid[2];
+
+	if (r->stale && reader__refresh(r))
+		return -EINVAL;
+	if (!r->switch_tid_end)
+		return 0;	/* of no evsel that says where its thread is */
+	if (event->header.size < sizeof(event->header) + body + r->switch_tid_end) {
+		pr_err("%s: a %s record of %u bytes is shorter than its sample id\n",
+		       r->path, perf_event__name(event->header.type), event->header.size);
+		return -EINVAL;
+	}
+	s = reader__next(r);
+	if (!s)
+		return -ENOMEM;
+	memcpy(&s->time, end - r->switch_time_end, sizeof(s->time));
+	if (unlikely(s->time - r->pass_first > r->pass_width))
+		return reader__outside_pass(r, s->time);
+	memcpy(pid_tid, end - r->switch_tid_end, sizeof(pid_tid));
+	kvm_events_switch__init(s, event, pid_tid[0], pid_tid[1]);
+	return reader__push(r, s);
+}
+
 static int reader__event(struct reader *r, union perf_event *event)
 {
 	switch (event->header.type) {
@@ -454,6 +519,9 @@ static int reader__event(struct reader *r, union perf_event *event)
 		return 0;
 	case PERF_RECORD_COMM:
 		return reader__comm(r, event);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return reader__switch(r, event);
 	default:
 		return 0;
 	}
@@ -561,6 +629,13 @@ static int reader__record(struct reader *r, union perf_event *event,
 	return ret < 0 ? ret : 0;
 }
 
+/* A whole record of @avail bytes at most, padded: nothing more to check */
+static __always_inline bool record_whole(const union perf_event *event, size_t avail)
+{
+	return avail >= sizeof(event->header) && event->header.size <= avail &&
+	       event->header.size >= sizeof(event->header) && !(event->header.size % 8);
+}
+
 /* Handles the whole records in the buffer, while they are aligned. */
 static int reader__walk(struct reader *r, struct record_input *in)
 {
@@ -570,11 +645,18 @@ static int reader__walk(struct reader *r, struct record_input *in)
 		int ret;
 
 		/* Nearly every record: a whole, padded sample */
-		if (avail >= sizeof(event->header) &&
-		    event->header.type == PERF_RECORD_SAMPLE &&
-		    event->header.size <= avail && event->header.size >= sizeof(event->header) &&
-		    !(event->header.size % 8)) {
+		if (record_whole(event, avail) && event->header.type == PERF_RECORD_SAMPLE) {
 			ret = reader__sample(r, event);
+			if (ret)
+				return ret;
+			in->head += event->header.size;
+			continue;
+		}
+		/* ...and, where they were recorded, many a switch */
+		if (record_whole(event, avail) &&
+		    (event->header.type == PERF_RECORD_SWITCH ||
+		     event->header.type == PERF_RECORD_SWITCH_CPU_WIDE)) {
+			ret = reader__switch(r, event);
 			if (ret)
 				return ret;
 			in->head += event->header.size;

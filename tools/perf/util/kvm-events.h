@@ -26,6 +26,7 @@ struct latency_dist;
 struct kvm_events_grid;
 struct kvm_events_heatmap;
 struct kvm_events_guest_symbols;
+struct kvm_events_split;
 
 #define KVM_EVENTS_NO_VCPU	(~0U)
 #define KVM_EVENTS_NO_KEY	(~0ULL)
@@ -62,6 +63,13 @@ enum kvm_tp_role {
 	KVM_TP_HALT_POLL,	/* its halt-polling window changed */
 	KVM_TP__NR,
 };
+
+/*
+ * The tp of a context switch record ordered among the samples: no
+ * sample, so in none of the tracepoints' counts (kvm-events-sched.h).
+ * Past the marks the reader puts among them, and a bit of a u32 still.
+ */
+#define KVM_EVENTS_SWITCH	31
 
 /* One kvm tracepoint sample, reduced to what the analyses look at */
 struct kvm_events_sample {
@@ -113,6 +121,7 @@ struct kvm_events_key {
 	struct latency_dist	*dist;		/* for percentiles, if asked */
 	u64			*log2_ns;	/* --histogram: kvm_events_log2_bucket() */
 	struct kvm_events_grid	*grid;		/* --heatmap: its time by bucket counts */
+	struct kvm_events_split	*split;		/* on and off CPU, if switches were recorded */
 };
 
 /*
@@ -146,6 +155,7 @@ struct kvm_events_totals {
 	u64	last_time;
 	u64	by_tp[KVM_TP__NR];
 	u64	other_events;	/* of events no decoder reads: in read and unused */
+	u64	switch_records;	/* context switches: no samples, not in read */
 };
 
 /* One of the slowest events, for --top */
@@ -158,6 +168,9 @@ struct kvm_events_outlier {
 	u32	pid;
 	u32	tid;
 	bool	timed;	/* false: cut off from its begin or end, no duration */
+	bool	split;	/* its time off CPU is known: */
+	u64	offcpu_ns;
+	u32	next_tid;	/* what ran the longest instead: kvm-events-sched.h */
 };
 
 /* What a key is: what the analysis makes of an event, or where the guest was */
@@ -184,6 +197,7 @@ struct kvm_events_options {
 	/* --key rip or sym, and --guest-kallsyms that names the sites, or NULL */
 	enum kvm_events_site	site;
 	const struct kvm_events_guest_symbols *guest_symbols;
+	bool			sched;		/* switches recorded: split the time */
 	u64			span_first;	/* ...its span: the header's, */
 	u64			span_last;	/* last <= first: not recorded */
 };

@@ -20,6 +20,7 @@
 #include "intlist.h"
 #include "kvm-events-analysis.h"
 #include "kvm-events-heatmap.h"
+#include "kvm-events-sched.h"
 #include "latency-dist.h"
 #include "time-utils.h"
 
@@ -57,6 +58,8 @@ struct kvm_events_pairing {
 	struct kvm_events_sample *deferred;
 	size_t			nr_deferred;
 	size_t			alloc_deferred;
+	/* Its switches of threads it has no state of: kvm_events_offcpu_ahead by tid */
+	struct hashmap		*ahead;
 };
 
 /*
@@ -75,6 +78,7 @@ struct vcpu_state {
 	u64	rip;		/* of the last exit */
 	u64	begin_rip;	/* of the exit the interval began in */
 	bool	started;	/* in a second part: its state is its own */
+	struct kvm_events_offcpu offcpu;	/* of the open interval */
 };
 
 /* How a sample's interval was resolved */
@@ -193,6 +197,7 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 			struct kvm_events_key *key = cur->pvalue;
 
 			latency_dist__delete(key->dist);
+			kvm_events_split__delete(key->split);
 			free(key->log2_ns);
 			free(key);
 		}
@@ -202,6 +207,11 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 		hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
 			free(cur->pvalue);
 		hashmap__free(report->pairing->vcpus);
+	}
+	if (report->pairing->ahead) {
+		hashmap__for_each_entry(report->pairing->ahead, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(report->pairing->ahead);
 	}
 	free(report->pairing->deferred);
 	zfree(&report->top);
@@ -288,10 +298,15 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 		entry->dist = latency_dist__new();
 	if (report->opts.histogram)
 		entry->log2_ns = calloc(KVM_EVENTS_LOG2_BUCKETS, sizeof(u64));
+	/* Events that one sample times (halt's) have no interval to split. */
+	if (report->opts.sched && !report->analysis->whole)
+		entry->split = kvm_events_split__new(report->opts.percentiles);
 	if ((report->opts.percentiles && !entry->dist) ||
 	    (report->opts.histogram && !entry->log2_ns) ||
+	    (report->opts.sched && !report->analysis->whole && !entry->split) ||
 	    hashmap__add(report->pairing->keys, entry, entry)) {
 		latency_dist__delete(entry->dist);
+		kvm_events_split__delete(entry->split);
 		free(entry->log2_ns);
 		free(entry);
 		return NULL;
@@ -483,7 +498,28 @@ static void top_add_event(struct kvm_events_report *report,
 		.tid = vcpu->tid, .timed = timed,
 	};
 
+	if (timed && entry->split) {
+		o.split = true;
+		o.offcpu_ns = min(vcpu->offcpu.offcpu_ns, duration);
+		o.next_tid = vcpu->offcpu.longest_next;
+	}
 	top_add(report, &o);
+}
+
+/*
+ * Only a recording with switches splits the time, and most events stay
+ * on CPU: those without percentiles add their time, the others go out
+ * of line.
+ */
+static void add_split(struct kvm_events_split *split,
+		      const struct vcpu_state *vcpu, u64 duration)
+{
+	if (likely(!vcpu->offcpu.offcpu_ns && !split->dist[KVM_EVENTS_ONCPU])) {
+		split->events++;
+		split->ns[KVM_EVENTS_ONCPU] += duration;
+	} else if (kvm_events_split__add(split, duration, &vcpu->offcpu)) {
+		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
+	}
 }
 
 static void add_time(struct kvm_events_report *report,
@@ -508,6 +544,8 @@ static void add_time(struct kvm_events_report *report,
 	if (report->heatmap)
 		kvm_events_heatmap__add(report->heatmap, &entry->grid,
 					report->totals.first_time, time, duration);
+	if (entry->split)
+		add_split(entry->split, vcpu, duration);
 	if (report->top)
 		top_add_event(report, entry, vcpu, time, vcpu->rip, duration, true);
 }
@@ -575,6 +613,7 @@ static void vcpu_state__begin(struct kvm_events_report *report,
 	vcpu->open = true;
 	vcpu->begin_time = s->time;
 	vcpu->begin_rip = vcpu->rip;
+	kvm_events_offcpu__begin(&vcpu->offcpu);
 	vcpu->pending = keyed;
 	vcpu->pending_key = key;
 	if (!keyed)
@@ -662,6 +701,7 @@ static void vcpu_state__reused(struct kvm_events_report *report,
 	vcpu->pid = pid;
 	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
 	vcpu->rip = 0;
+	vcpu->offcpu.off = false;
 }
 
 /* A sample that is a whole event: no interval to open or close. */
@@ -690,6 +730,27 @@ static bool needs_interval(const struct kvm_events_analysis *analysis,
 	return analysis->refine;
 }
 
+/* Holds @s back for the first part; false if there is no room for it */
+static bool pairing__hold(struct kvm_events_pairing *pairing,
+			  const struct kvm_events_sample *s)
+{
+	if (pairing->nr_deferred == pairing->alloc_deferred) {
+		size_t alloc = pairing->alloc_deferred ? pairing->alloc_deferred * 2 : 256;
+		void *grown = NULL;
+
+		if (alloc <= DEFERRED_MAX)
+			grown = reallocarray(pairing->deferred, alloc, sizeof(*s));
+		if (!grown) {
+			pairing->cannot_join = true;
+			return false;
+		}
+		pairing->deferred = grown;
+		pairing->alloc_deferred = alloc;
+	}
+	pairing->deferred[pairing->nr_deferred++] = *s;
+	return true;
+}
+
 /*
  * A second part's sample of a thread not yet started in it: held for the
  * first part, where it is accounted, with what it tells of the thread
@@ -711,20 +772,8 @@ static noinline bool vcpu_state__defer(struct kvm_events_report *report,
 	/* A sample that needs nothing of the interval is accounted here. */
 	if (known && !needs_interval(report->analysis, s))
 		return false;
-	if (pairing->nr_deferred == pairing->alloc_deferred) {
-		size_t alloc = pairing->alloc_deferred ? pairing->alloc_deferred * 2 : 256;
-		void *grown = NULL;
-
-		if (alloc <= DEFERRED_MAX)
-			grown = reallocarray(pairing->deferred, alloc, sizeof(*s));
-		if (!grown) {
-			pairing->cannot_join = true;
-			return true;
-		}
-		pairing->deferred = grown;
-		pairing->alloc_deferred = alloc;
-	}
-	pairing->deferred[pairing->nr_deferred++] = *s;
+	if (!pairing__hold(pairing, s))
+		return true;
 	/* Nothing is pending before the start: nothing is accounted here. */
 	if (vcpu->pid != s->pid)
 		vcpu_state__reused(report, vcpu, s->pid);
@@ -750,6 +799,68 @@ static noinline bool vcpu_state__defer(struct kvm_events_report *report,
 	return true;
 }
 
+/*
+ * A second part's switch of a thread it has no state of, later than all
+ * of the first part: the join gives it to the thread there, if any.
+ */
+static void switch_ahead(struct kvm_events_report *report,
+			 const struct kvm_events_sample *s)
+{
+	struct kvm_events_pairing *pairing = report->pairing;
+	struct kvm_events_offcpu_ahead *ahead;
+
+	if (!pairing->ahead) {
+		pairing->ahead = hashmap__new(tid_hash, tid_equal, NULL);
+		if (IS_ERR(pairing->ahead))
+			pairing->ahead = NULL;
+	}
+	if (!pairing->ahead) {
+		pairing->cannot_join = true;
+		return;
+	}
+	if (!hashmap__find(pairing->ahead, s->tid, &ahead)) {
+		ahead = zalloc(sizeof(*ahead));
+		if (!ahead || hashmap__add(pairing->ahead, s->tid, ahead)) {
+			free(ahead);
+			pairing->cannot_join = true;
+			return;
+		}
+		kvm_events_offcpu__begin(&ahead->offcpu);
+	}
+	kvm_events_offcpu_ahead__add(ahead, s);
+}
+
+/*
+ * A context switch: time off CPU, if it falls in an open interval.  Only
+ * threads that wrote kvm samples have a state: the switches of the others
+ * (a system wide recording holds every task's) tell nothing.
+ */
+static noinline void report__switch(struct kvm_events_report *report,
+				    const struct kvm_events_sample *s)
+{
+	struct kvm_events_pairing *pairing = report->pairing;
+	struct vcpu_state *vcpu = pairing->vcpu_cache[s->tid % PAIRING_CACHE];
+	bool known = (vcpu && vcpu->tid == s->tid) ||
+		     hashmap__find(pairing->vcpus, s->tid, &vcpu);
+
+	/* A second part holds back what the first part's state decides. */
+	if (pairing->second_part &&
+	    (s->time <= pairing->defer_until || (known && !vcpu->started))) {
+		pairing__hold(pairing, s);
+		return;
+	}
+	report->totals.switch_records++;
+	if (!known) {
+		if (pairing->second_part)
+			switch_ahead(report, s);
+		return;
+	}
+	if (s->kind & KVM_EVENTS_SWITCH_IN)
+		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
+	else if (vcpu->open)
+		kvm_events_offcpu__out(&vcpu->offcpu, s->time, s->flag, s->code);
+}
+
 /* Inline, for the callers that hand samples over in runs */
 static __always_inline void report__add(struct kvm_events_report *report,
 					const struct kvm_events_sample *s)
@@ -759,6 +870,10 @@ static __always_inline void report__add(struct kvm_events_report *report,
 	u64 key, duration;
 
 	if (!kvm_events_report__reads(report, s->tp)) {
+		if (unlikely(s->tp == KVM_EVENTS_SWITCH)) {
+			report__switch(report, s);
+			return;
+		}
 		kvm_events_report__skip(report, s->tp, 1);
 		return;
 	}
@@ -781,6 +896,9 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		vcpu->vcpu = s->vcpu;
 	if (s->tp == KVM_TP_EXIT)
 		vcpu->rip = s->rip;
+	/* It wrote this sample on CPU: the switch back in was lost. */
+	if (unlikely(vcpu->offcpu.off))
+		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
 
 	if (analysis->begin(s, &key))
 		vcpu_state__begin(report, vcpu, s, key);
@@ -904,6 +1022,8 @@ static int key__join(struct kvm_events_report *report, const struct kvm_events_k
 	stats__join(&to->stats, &from->stats);
 	if (to->dist && from->dist && latency_dist__join(to->dist, from->dist))
 		return -ENOMEM;
+	if (to->split && from->split && kvm_events_split__join(to->split, from->split))
+		return -ENOMEM;
 	for (i = 0; to->log2_ns && from->log2_ns && i < KVM_EVENTS_LOG2_BUCKETS; i++)
 		to->log2_ns[i] += from->log2_ns[i];
 	return 0;
@@ -923,6 +1043,7 @@ static void totals__join(struct kvm_events_totals *to, const struct kvm_events_t
 	to->no_memory += from->no_memory;
 	to->total_ns += from->total_ns;
 	to->other_events += from->other_events;
+	to->switch_records += from->switch_records;
 	for (i = 0; i < KVM_TP__NR; i++)
 		to->by_tp[i] += from->by_tp[i];
 }
@@ -933,6 +1054,24 @@ static void totals__span(struct kvm_events_totals *totals, u64 time)
 	if (!totals->first_time || time < totals->first_time)
 		totals->first_time = time;
 	totals->last_time = max(totals->last_time, time);
+}
+
+/* The switches a second part saw ahead of the threads' first samples there */
+static void join_ahead(struct kvm_events_report *first, struct hashmap *ahead)
+{
+	struct hashmap_entry *cur;
+	struct vcpu_state *to;
+	size_t bkt, inside = 0;
+
+	hashmap__for_each_entry(ahead, cur, bkt) {
+		if (!hashmap__find(first->pairing->vcpus, cur->key, &to))
+			continue;
+		kvm_events_offcpu__join(&to->offcpu, to->open, to->begin_time, cur->pvalue);
+		inside += to->open;
+	}
+	/* Which path the switches took: the tests ask. */
+	pr_debug("kvm-events: switches ahead in the second part: %zu threads, %zu of them in an exit of the first\n",
+		 hashmap__size(ahead), inside);
 }
 
 /*
@@ -952,6 +1091,8 @@ int kvm_events_report__join(struct kvm_events_report *first,
 	struct hashmap_entry *cur;
 	size_t bkt, i;
 
+	if (pairing->ahead)
+		join_ahead(first, pairing->ahead);
 	for (i = kvm_events_report__held(second, &held); i < pairing->nr_deferred; i++) {
 		report__add(first, &pairing->deferred[i]);
 		totals__span(&span, pairing->deferred[i].time);

@@ -31,6 +31,28 @@ static void vcpu_comm(char *buf, size_t size, unsigned int vcpu)
 	snprintf(buf, size, "CPU %u/KVM", vcpu);
 }
 
+/*
+ * +switch+system-wide: the threads that run when the vcpu threads do not,
+ * whose comm perf record -a synthesizes too: a hog thread per cpu (one
+ * process) and a kworker per cpu
+ */
+static void write_other_comms(struct kvmgen *g)
+{
+	char comm[20];
+	unsigned int cpu;
+
+	if (!g->layout.switch_events || !g->layout.system_wide)
+		return;
+	write_comm(g, HOG_PID, HOG_PID, "hog");
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
+		write_comm(g, HOG_PID, HOG_PID + 1 + cpu, "hog");
+	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+		snprintf(comm, sizeof(comm), "kworker/%u:1", cpu);
+		write_comm(g, KWORKER_TID_BASE + cpu, KWORKER_TID_BASE + cpu,
+			   comm);
+	}
+}
+
 static void write_comms(struct kvmgen *g)
 {
 	char comm[20];	/* "CPU %u/KVM" with any u32 */
@@ -45,6 +67,7 @@ static void write_comms(struct kvmgen *g)
 			write_comm(g, d->pid, d->tids[i], comm);
 		}
 	}
+	write_other_comms(g);
 }
 
 static void write_events(struct kvmgen *g)
@@ -53,6 +76,7 @@ static void write_events(struct kvmgen *g)
 
 	write_comms(g);
 	init_vcpus(g);
+	init_switches(g);
 	while ((v = next_vcpu(g)) != NULL)
 		run_step(g, v);
 	if (g->percpu)
@@ -80,8 +104,9 @@ static u64 evsel_id(const struct kvmgen *g, unsigned int i, u32 cpu)
 }
 
 /* The evsel that gets the side-band records perf record asks for */
-static void set_tracking(struct perf_event_attr *attr)
+static void set_tracking(const struct kvmgen *g, struct perf_event_attr *attr)
 {
+	attr->context_switch = g->layout.switch_events;
 	attr->mmap = 1;
 	attr->comm = 1;
 	attr->task = 1;
@@ -108,7 +133,7 @@ static void init_evsel_attr(const struct kvmgen *g, unsigned int i,
 		attr->sample_type = DUMMY_SAMPLE_TYPE;
 		attr->exclude_kernel = 1;
 		attr->exclude_hv = 1;
-		set_tracking(attr);
+		set_tracking(g, attr);
 		return;
 	}
 	attr->type = PERF_TYPE_TRACEPOINT;
@@ -116,7 +141,7 @@ static void init_evsel_attr(const struct kvmgen *g, unsigned int i,
 	attr->sample_type = g->layout.sample_type;
 	attr->disabled = 1;
 	if (i == 0 && !g->layout.system_wide)
-		set_tracking(attr);
+		set_tracking(g, attr);
 	if (attr->sample_type & PERF_SAMPLE_REGS_USER) {
 		attr->sample_regs_user = DWARF_REGS_MASK;
 		attr->sample_stack_user = DWARF_STACK_SIZE;

@@ -87,6 +87,12 @@
  *   lost         -m 1 on a busy host: a PERF_RECORD_LOST at each round's
  *                end, and the same losses again as perf record ends, in
  *                PERF_RECORD_LOST_SAMPLES; .truth says how many ('lost')
+ *   switch       --switch-events: attr.context_switch on the tracking
+ *                evsel, and the vcpu threads' context switches (see
+ *                below); with system-wide, PERF_RECORD_SWITCH_CPU_WIDE
+ *                records of every thread on every cpu, else
+ *                PERF_RECORD_SWITCH records of the vcpu threads (not with
+ *                vmx-percpu)
  *
  * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
  * 0-3) of pid 4242, except two-vms.  The files are written in this host's
@@ -164,6 +170,25 @@
  * (a stale one is removed), and a '# events not written' line of the .truth
  * header says so.
  *
+ * +switch: a vcpu thread runs at each of its samples, and leaves its cpu
+ * only between two of them.  In 10% of the exits (SWITCH_EXIT_PCT) it is
+ * preempted by a hog thread or blocks, a third of those twice; in 4% of
+ * its guest runs it is preempted (counted in no event); in every halt that
+ * waits (HLT and the like; vmx-halt's wait halts, not its polls) it blocks
+ * and frees its cpu, where a kworker may run, and it may wake up on
+ * another.  System-wide, each switch on a cpu is a switch-out of the
+ * thread that ran and a switch-in of the next, 1 ns later: a hog thread
+ * (pid 7070, a thread per cpu), the idle task (pid 0) or a kworker.  An
+ * event timed from a begin to an end sample of a vcpu thread is then
+ * split: offcpu is the time of the thread's off periods (a switch-out to
+ * its next switch-in) inside the event, preempted the part whose
+ * switch-out had PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, blocked the rest,
+ * oncpu the duration minus offcpu; halt events are not split.  .events
+ * lines then end with <offcpu_ns> <preempted_ns> <blocked_ns> ('-' for an
+ * event that is not split), .truth lines with <oncpu_ns> <offcpu_ns>
+ * <preempted_ns> <blocked_ns> <switched> (the events with offcpu > 0;
+ * all '-' for halt keys), and the .truth header has "# switch_records N".
+ *
  * See the account_*() functions for what is counted and timed.  All choices
  * come from a fixed-seed PRNG, so the same arguments always give the same
  * bytes.  Like 'perf record', the file is written in host byte order.
@@ -198,6 +223,7 @@ static const struct {
 	{ "pipe",		0,			0 },		/* -o - */
 	{ "threads",		0,			0 },		/* --threads */
 	{ "lost",		0,			0 },		/* -m 1 */
+	{ "switch",		0,			0 },		/* --switch-events */
 };
 
 static int parse_layout(struct kvmgen *g, char *modifiers)
@@ -221,8 +247,12 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 		g->layout.pipe |= !strcmp(name, "pipe");
 		g->layout.threads |= !strcmp(name, "threads");
 		g->layout.lost |= !strcmp(name, "lost");
+		g->layout.switch_events |= !strcmp(name, "switch");
 	}
 	if (g->layout.threads && (g->layout.pipe || g->sc->percpu))
+		return -EINVAL;
+	/* vmx-percpu's rounds hold samples only */
+	if (g->layout.switch_events && g->sc->percpu)
 		return -EINVAL;
 	/* perf samples an id only with several events, ... */
 	if (g->layout.single)
@@ -389,6 +419,7 @@ int main(int argc, char **argv)
 	g->nr_vcpus = count_vcpus(sc);
 	g->events.out.fd = -1;
 	g->rng = sc->seed;
+	g->sw_rng = sc->seed ^ SWITCH_SEED;
 
 	err = sc->percpu ? alloc_percpu(g) : 0;
 	if (!err)

@@ -44,7 +44,7 @@
 #define PERCPU_LATE_PCT		5
 #define PERCPU_LATE_SEED	0x94d049bb133111ebULL
 #define OUT_BUF_SIZE		(4U << 20)
-#define MAX_STEPS		10
+#define MAX_STEPS		24
 #define MAX_EXIT_REASONS	32
 #define TRACE_PAGE_SIZE		4096
 #define FEATURE_STRING_ALIGN	64
@@ -149,7 +149,34 @@ enum kvm_tp {
 	NR_KVM_TPS,
 	/* A planning step that emits nothing: a vcpu starts to halt. */
 	STEP_HALT_START = NR_KVM_TPS,
+	/*
+	 * +switch: the vcpu thread leaves its cpu (detail: SWITCH_PREEMPT,
+	 * SWITCH_BLOCK, SWITCH_HALT) and comes back; a kworker runs on the
+	 * cpu a halted vcpu left (idx: that cpu) and blocks again.
+	 */
+	STEP_SWITCH_OUT,
+	STEP_SWITCH_IN,
+	STEP_OTHER_IN,
+	STEP_OTHER_OUT,
 };
+
+/* STEP_SWITCH_OUT's detail */
+#define SWITCH_PREEMPT		0	/* a hog thread takes the cpu */
+#define SWITCH_BLOCK		1	/* the thread sleeps, the cpu idles */
+#define SWITCH_HALT		2	/* the same in a halt, and the cpu is free */
+
+/*
+ * +switch: the share of exits (percent) in which the vcpu thread is
+ * preempted or blocks, a third of them twice, and of guest runs in which
+ * it is preempted.  A halt that waits always blocks.
+ */
+#define SWITCH_EXIT_PCT		10
+#define SWITCH_GUEST_PCT	4
+#define SWITCH_SEED		0x2545f4914f6cdd1dULL
+#define MAX_OFF_PERIODS		8
+/* The threads that run when a vcpu thread does not, in system-wide mode */
+#define HOG_PID			7070
+#define KWORKER_TID_BASE	60
 
 /*
  * The value each tracepoint field is filled from.  An event is described by
@@ -481,6 +508,22 @@ struct vcpu {
 	u64 halt_time;		/* vmx-halt: when the vcpu began to halt */
 	u64 halt_line;
 	u32 halt_poll_ns;	/* vmx-halt: its halt_poll_ns */
+	/* +switch: its off-cpu periods since its last kvm_exit */
+	struct off_period {
+		u64 out;	/* switch-out record's time */
+		u64 in;		/* the next switch-in record's */
+		bool preempted;
+	} offs[MAX_OFF_PERIODS];
+	unsigned int nr_offs;
+	bool off;		/* switched out, off[nr_offs] open */
+	bool wake_intr;		/* woken from a halt: kvm_entry's intr_info */
+};
+
+/* A thread as a switch record names it */
+struct sw_task {
+	u32 pid;
+	u32 tid;
+	bool vcpu;		/* a vcpu thread: in per-thread recordings */
 };
 
 /* vmx-halt: kvm_vcpu_wakeup's waited, and 2 if not valid; then the rest */
@@ -505,6 +548,10 @@ struct truth_cell {
 	u64 samples;
 	u64 paired;
 	u64 total_ns;
+	/* +switch: the timed events' split, and how many were off cpu */
+	u64 offcpu_ns;
+	u64 preempted_ns;
+	u64 switched;
 };
 
 struct truth {
@@ -518,6 +565,7 @@ struct truth {
 	u64 orphan_entries;
 	u64 migrations;
 	u64 lost;		/* +lost: what the LOST records say was lost */
+	u64 switch_records;	/* +switch: PERF_RECORD_SWITCH(_CPU_WIDE)s */
 };
 
 struct out_file {
@@ -547,13 +595,17 @@ struct event_line {
 	u64 rip;
 	enum analysis analysis;
 	bool timed;		/* the sample has its end event */
+	bool split;		/* +switch: timed and split on and off cpu */
 	bool done;		/* nothing more will be known */
+	u64 offcpu;
+	u64 preempted;
 };
 
 /* Lines are numbered from 0; line n is at lines[n & mask]. */
 struct events {
 	bool enabled;
 	bool no_vcpu_id;	/* vcpus written '?' */
+	bool split_columns;	/* +switch: offcpu, preempted, blocked */
 	struct out_file out;
 	struct event_line *lines;
 	u64 mask;
@@ -595,6 +647,7 @@ struct layout {
 	bool pipe;		/* +pipe: -o -, the pipe format */
 	bool threads;		/* +threads: --threads, a directory */
 	bool lost;		/* +lost: a ring buffer overflowed */
+	bool switch_events;	/* +switch: --switch-events */
 };
 
 struct kvmgen {
@@ -625,6 +678,9 @@ struct kvmgen {
 	enum kvm_tp tps[NR_KVM_TPS];
 	unsigned int nr_tps;
 	unsigned int tp_slot[NR_KVM_TPS];
+	/* +switch: its own PRNG, and the thread on each cpu */
+	u64 sw_rng;
+	struct sw_task cpu_curr[NR_HOST_CPUS];
 };
 
 /* kvmgen.c */
@@ -659,6 +715,9 @@ void write_finished_round(struct kvmgen *g);
 void write_lost_samples(struct kvmgen *g);
 void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 			    enum kvm_tp tp, u64 *values);
+void write_switch(struct kvmgen *g, u32 cpu, u64 time,
+		  const struct sw_task *task, const struct sw_task *next_prev,
+		  u16 misc);
 char *fmt_str(char *p, const char *str);
 
 /* formats-x86.c */
@@ -696,9 +755,11 @@ void init_vcpus(struct kvmgen *g);
 struct vcpu *next_vcpu(struct kvmgen *g);
 void run_step(struct kvmgen *g, struct vcpu *v);
 void write_comm(struct kvmgen *g, u32 pid, u32 tid, const char *comm);
+void plan_switches(struct kvmgen *g, struct vcpu *v, unsigned int exit_pos);
 
 /* sim-emit.c */
 bool any_cpu_free(const struct kvmgen *g);
+bool exit_halts(const struct exit_desc *desc);
 void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
 			  const struct step *s);
 void emit_exit_detail(struct kvmgen *g, struct vcpu *v,
@@ -722,6 +783,10 @@ void emit_kvm_msr(struct kvmgen *g, struct vcpu *v,
 void emit_kvm_hypercall(struct kvmgen *g, struct vcpu *v,
 			       const struct step *s);
 struct step *add_step(struct vcpu *v, enum kvm_tp tp, u32 delay_ns);
+void init_switches(struct kvmgen *g);
+void emit_switch_out(struct kvmgen *g, struct vcpu *v, const struct step *s);
+void emit_switch_in(struct kvmgen *g, struct vcpu *v);
+void emit_other(struct kvmgen *g, struct vcpu *v, const struct step *s);
 
 /* truth.c */
 extern const char * const halt_keys[NR_HALT_KEYS];

@@ -448,6 +448,69 @@ counted:
 }
 
 /*
+ * +switch: a PERF_RECORD_SWITCH (per thread, -p or a command) or
+ * PERF_RECORD_SWITCH_CPU_WIDE (-a, with the pid and tid of the thread
+ * switched to or from), as the kernel writes it for the evsel that has
+ * attr.context_switch: the tracking one, whose sample_id_all trailer it
+ * ends with.  The trailer's pid and tid are those of the thread that
+ * runs: the outgoing one in a switch-out, the incoming one in a switch-in.
+ * A per-thread recording has the vcpu threads' switches only.
+ */
+void write_switch(struct kvmgen *g, u32 cpu, u64 time,
+		  const struct sw_task *task, const struct sw_task *next_prev,
+		  u16 misc)
+{
+	bool wide = g->layout.system_wide;
+	u64 type = wide ? DUMMY_SAMPLE_TYPE : g->layout.sample_type;
+	u64 id = wide ? DUMMY_SAMPLE_ID_BASE + cpu : sample_id(g, g->tps[0], cpu);
+	struct perf_event_header hdr = {
+		.type = wide ? PERF_RECORD_SWITCH_CPU_WIDE : PERF_RECORD_SWITCH,
+		.misc = misc,
+		.size = sizeof(hdr),
+	};
+	u8 *p;
+
+	if (!wide && !task->vcpu)
+		return;
+	if (wide)
+		hdr.size += 2 * sizeof(u32);
+	hdr.size += __builtin_popcountll(type & (PERF_SAMPLE_TID |
+						 PERF_SAMPLE_TIME |
+						 PERF_SAMPLE_ID |
+						 PERF_SAMPLE_STREAM_ID |
+						 PERF_SAMPLE_CPU |
+						 PERF_SAMPLE_IDENTIFIER)) * sizeof(u64);
+	if (g->layout.threads)
+		p = out_reserve(&g->cpu_out[cpu], hdr.size);
+	else
+		p = out_reserve(&g->out, hdr.size);
+	memcpy(p, &hdr, sizeof(hdr));
+	p += sizeof(hdr);
+	if (wide) {
+		p = put_u32(p, next_prev->pid);
+		p = put_u32(p, next_prev->tid);
+	}
+	/* sample_id_all, in perf_event__output_id_sample()'s order */
+	if (type & PERF_SAMPLE_TID) {
+		p = put_u32(p, task->pid);
+		p = put_u32(p, task->tid);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		p = put_u64(p, time);
+	if (type & PERF_SAMPLE_ID)
+		p = put_u64(p, id);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		p = put_u64(p, id);
+	if (type & PERF_SAMPLE_CPU) {
+		p = put_u32(p, cpu);
+		p = put_u32(p, 0);
+	}
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		put_u64(p, id);
+	g->truth.switch_records++;
+}
+
+/*
  * OUT.data.events: a sample's line is queued when its begin event is
  * written, so the queue is in time order; it is completed when the end
  * event comes, and written when the lines before it are written.  A few

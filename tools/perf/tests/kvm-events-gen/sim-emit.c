@@ -54,9 +54,16 @@ void emit_kvm_exit(struct kvmgen *g, struct vcpu *v,
 	values[V_VCPU_ID] = v->id;
 	write_tp_sample(g, v, TP_KVM_EXIT, values);
 	account_exit(g, v, s->idx);
-	if (desc->work == WORK_HALT ||
-	    (desc->work == WORK_WFX && !(desc->kinds & WFX_IS_WFE)))
+	/* +switch: when the thread blocks (emit_switch_out()) */
+	if (exit_halts(desc) && !g->layout.switch_events)
 		release_cpu(g, v);
+}
+
+/* Exits in which the vcpu may sleep, and give its cpu away */
+bool exit_halts(const struct exit_desc *desc)
+{
+	return desc->work == WORK_HALT ||
+	       (desc->work == WORK_WFX && !(desc->kinds & WFX_IS_WFE));
 }
 
 /*
@@ -131,7 +138,11 @@ void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
 		wake_up_on_free_cpu(g, v);
 		if (started && v->cpu != cpu)
 			percpu_migrated(g, v);
+	} else if (v->wake_intr) {
+		/* +switch: woken up by emit_switch_in() */
+		values[V_INTR_INFO] = TIMER_INTR_INFO;
 	}
+	v->wake_intr = false;
 	if (s->detail == ENTRY_WITHOUT_EXIT)
 		g->truth.orphan_entries++;
 
@@ -340,6 +351,112 @@ void emit_kvm_hypercall(struct kvmgen *g, struct vcpu *v,
 		ppc_hcall_args(g, v, values);
 	write_tp_sample(g, v, TP_KVM_HYPERCALL, values);
 	account_hypercall(g, v, s->idx);
+}
+
+/*
+ * +switch: the threads of the switch records.  The idle task is pid 0;
+ * a hog thread per cpu preempts vcpu threads; a kworker per cpu runs now
+ * and then on a cpu a halted vcpu left.
+ */
+static const struct sw_task idle_task;
+
+static struct sw_task vcpu_task(const struct vcpu *v)
+{
+	return (struct sw_task){ v->vm->pid, v->tid, true };
+}
+
+static struct sw_task hog_task(u32 cpu)
+{
+	return (struct sw_task){ HOG_PID, HOG_PID + 1 + cpu, false };
+}
+
+static struct sw_task kworker_task(u32 cpu)
+{
+	return (struct sw_task){ KWORKER_TID_BASE + cpu,
+				 KWORKER_TID_BASE + cpu, false };
+}
+
+/* The vcpus that start on a cpu run there; the other cpus idle. */
+void init_switches(struct kvmgen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr_vcpus; i++) {
+		const struct vcpu *v = &g->vcpus[i];
+
+		if (v->started)
+			g->cpu_curr[v->cpu] = vcpu_task(v);
+	}
+}
+
+/*
+ * next takes the cpu from the thread on it: the switch-out of that one
+ * now, the switch-in of next 1 ns later.  Returns the switch-in's time.
+ */
+static u64 switch_cpu(struct kvmgen *g, u32 cpu, const struct sw_task *next,
+		      bool preempted)
+{
+	struct sw_task prev = g->cpu_curr[cpu];
+	u16 misc = PERF_RECORD_MISC_SWITCH_OUT;
+
+	if (preempted)
+		misc |= PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+	write_switch(g, cpu, g->last_time, &prev, next, misc);
+	g->last_time++;
+	write_switch(g, cpu, g->last_time, next, &prev, 0);
+	g->cpu_curr[cpu] = *next;
+	return g->last_time;
+}
+
+/* The vcpu thread is preempted by the hog, or sleeps. */
+void emit_switch_out(struct kvmgen *g, struct vcpu *v, const struct step *s)
+{
+	bool preempted = s->detail == SWITCH_PREEMPT;
+	struct sw_task next = preempted ? hog_task(v->cpu) : idle_task;
+	struct off_period *off = &v->offs[v->nr_offs];
+
+	if (v->nr_offs < MAX_OFF_PERIODS) {
+		off->out = v->clock;
+		off->preempted = preempted;
+		v->off = true;
+	}
+	v->clock = switch_cpu(g, v->cpu, &next, preempted);
+	if (s->detail == SWITCH_HALT)
+		release_cpu(g, v);
+}
+
+/*
+ * The vcpu thread runs again: on its cpu, or from a halt on a free one,
+ * which the thread there (idle or a kworker) gives up.
+ */
+void emit_switch_in(struct kvmgen *g, struct vcpu *v)
+{
+	struct sw_task me = vcpu_task(v), prev;
+
+	if (v->halted) {
+		v->wake_intr = v->started;
+		wake_up_on_free_cpu(g, v);
+	}
+	prev = g->cpu_curr[v->cpu];
+	/* a hog or kworker is still runnable; idle and an ended vcpu not */
+	v->clock = switch_cpu(g, v->cpu, &me, !prev.vcpu && prev.tid);
+	if (v->off) {
+		v->offs[v->nr_offs++].in = v->clock;
+		v->off = false;
+	}
+}
+
+/* A kworker on the cpu the halted vcpu left, if that is still idle */
+void emit_other(struct kvmgen *g, struct vcpu *v, const struct step *s)
+{
+	struct sw_task kworker = kworker_task(v->cpu);
+	const struct sw_task *curr = &g->cpu_curr[v->cpu];
+
+	if (s->tp == STEP_OTHER_IN && g->cpu_owner[v->cpu] < 0 &&
+	    !curr->tid)
+		switch_cpu(g, v->cpu, &kworker, false);
+	else if (s->tp == STEP_OTHER_OUT && curr->tid == kworker.tid)
+		switch_cpu(g, v->cpu, &idle_task, false);
 }
 
 /* Planning: a vcpu's next events, as steps with delays */

@@ -530,12 +530,134 @@ static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 		s->detail = ENTRY_WITHOUT_EXIT;
 		guest_ns -= guest_ns / 2;
 	}
-	if (g->sc->cut_off && v->exits_left == 1)
+	if (g->sc->cut_off && v->exits_left == 1) {
 		plan_cut_off_exit(g, v, guest_ns);
-	else
+	} else {
+		unsigned int exit_pos = v->nr_steps;
+
 		plan_random_exit(g, v, guest_ns);
+		plan_switches(g, v, exit_pos);
+	}
 	v->exits_left--;
 	v->exits_done++;
+}
+
+/* +switch: a step inserted before step pos, the steps after it moved on */
+static struct step *insert_step(struct vcpu *v, unsigned int pos,
+				enum kvm_tp tp, u32 delay_ns)
+{
+	struct step *s = &v->steps[pos];
+
+	memmove(s + 1, s, (v->nr_steps - pos) * sizeof(*s));
+	v->nr_steps++;
+	memset(s, 0, sizeof(*s));
+	s->tp = tp;
+	s->delay_ns = max(delay_ns, 1U);
+	return s;
+}
+
+/*
+ * An off period in the gap before step pos: the thread leaves its cpu
+ * inside the gap, and comes back after off ns, which the gap grows by.
+ */
+static void plan_off(struct kvmgen *g, struct vcpu *v, unsigned int pos,
+		     u32 detail)
+{
+	u64 *rng = &g->sw_rng;
+	u32 gap = v->steps[pos].delay_ns;
+	u32 out = gap > 1 ? rng_range(rng, 1, gap - 1) : 1;
+	u32 off = detail == SWITCH_PREEMPT ? rng_range(rng, 2000, 400000) :
+					     rng_range(rng, 10000, 1000000);
+	struct step *s;
+
+	v->steps[pos].delay_ns = max(gap - out, 1U);
+	s = insert_step(v, pos, STEP_SWITCH_OUT, out);
+	s->detail = detail;
+	insert_step(v, pos + 1, STEP_SWITCH_IN, off);
+}
+
+/*
+ * A halt that waits: the thread blocks soon after the gap before step
+ * pos begins and is back just before it ends; now and then a kworker
+ * runs on the cpu it left.
+ */
+static void plan_halt_block(struct kvmgen *g, struct vcpu *v,
+			    unsigned int pos)
+{
+	u64 *rng = &g->sw_rng;
+	u32 gap = v->steps[pos].delay_ns;
+	u32 out = min(gap / 4, rng_range(rng, 300, 3000));
+	u32 back = min(gap / 4, rng_range(rng, 300, 1500));
+	u32 off = gap - out - back, a, b;
+	struct step *s;
+
+	v->steps[pos].delay_ns = max(back, 1U);
+	s = insert_step(v, pos, STEP_SWITCH_OUT, out);
+	s->detail = SWITCH_HALT;
+	s = insert_step(v, pos + 1, STEP_SWITCH_IN, off);
+	if (off < 9 || rng_below(rng, 2))
+		return;
+	a = rng_range(rng, 1, off / 3);
+	b = rng_range(rng, 1, off / 3);
+	s->delay_ns = off - a - b;
+	insert_step(v, pos + 1, STEP_OTHER_IN, a);
+	insert_step(v, pos + 2, STEP_OTHER_OUT, b);
+}
+
+/* The step before which a halt blocks, or 0 if it does not */
+static unsigned int halt_block_pos(const struct kvmgen *g,
+				   const struct vcpu *v, unsigned int exit_pos)
+{
+	unsigned int i;
+
+	if (!g->sc->halt_events)
+		return v->nr_steps - 1;
+	/* vmx-halt: a wait blocks until its kvm_vcpu_wakeup, a poll not */
+	for (i = exit_pos + 1; i < v->nr_steps; i++) {
+		if (v->steps[i].tp == STEP_HALT_START &&
+		    !(v->steps[i].detail & HALT_WAIT))
+			return 0;
+		if (v->steps[i].tp == TP_VCPU_WAKEUP)
+			return i;
+	}
+	return v->nr_steps - 1;
+}
+
+/*
+ * +switch: the vcpu thread's off periods around the exit just planned,
+ * from the exit's kvm_exit at exit_pos to its kvm_entry, the last step.
+ * Its own PRNG: the events are those of the recording without +switch,
+ * their times moved on by the off periods.
+ */
+void plan_switches(struct kvmgen *g, struct vcpu *v, unsigned int exit_pos)
+{
+	const struct exit_desc *desc = &g->sc->exits[v->steps[exit_pos].idx];
+	unsigned int entry_pos = v->nr_steps - 1, pos[2], n, i;
+	u64 *rng = &g->sw_rng;
+
+	if (!g->layout.switch_events)
+		return;
+	if (exit_halts(desc)) {
+		pos[0] = halt_block_pos(g, v, exit_pos);
+		if (pos[0])
+			plan_halt_block(g, v, pos[0]);
+	} else if (rng_below(rng, 100) < SWITCH_EXIT_PCT) {
+		n = rng_below(rng, 3) ? 1 : 2;
+		for (i = 0; i < n; i++)
+			pos[i] = rng_range(rng, exit_pos + 1, entry_pos);
+		/* the later gap first, so that the earlier stays where it is */
+		if (n == 2 && pos[0] < pos[1]) {
+			i = pos[0];
+			pos[0] = pos[1];
+			pos[1] = i;
+		}
+		for (i = 0; i < n; i++)
+			plan_off(g, v, pos[i], rng_below(rng, 2) ?
+				 SWITCH_BLOCK : SWITCH_PREEMPT);
+	}
+	/* preempted while in the guest: in no event */
+	if (rng_below(rng, 100) < SWITCH_GUEST_PCT)
+		plan_off(g, v, exit_pos, SWITCH_PREEMPT);
 }
 
 unsigned int count_vcpus(const struct scenario *sc)
@@ -574,6 +696,11 @@ static void init_vcpu(struct kvmgen *g, unsigned int i,
 	v->pending_hc = -1;
 	/* Tools learn the vcpu id from kvm_entry: start with one. */
 	add_step(v, TP_KVM_ENTRY, rng_range(&g->rng, 1, 5000));
+	/* +switch: a vcpu that waits for a cpu is switched in first. */
+	if (g->layout.switch_events && !v->started) {
+		v->steps[0].tp = STEP_SWITCH_IN;
+		add_step(v, TP_KVM_ENTRY, rng_range(&g->sw_rng, 300, 1500));
+	}
 }
 
 void init_vcpus(struct kvmgen *g)
@@ -604,7 +731,8 @@ struct vcpu *next_vcpu(struct kvmgen *g)
 			continue;
 		/* Without a cpu, a vcpu can't enter the guest. */
 		if (v->halted && !cpu_free &&
-		    v->steps[v->next_step].tp == TP_KVM_ENTRY)
+		    (v->steps[v->next_step].tp == TP_KVM_ENTRY ||
+		     v->steps[v->next_step].tp == STEP_SWITCH_IN))
 			continue;
 		when = v->clock + v->steps[v->next_step].delay_ns;
 		if (!best || when < best_time) {
@@ -668,6 +796,16 @@ void run_step(struct kvmgen *g, struct vcpu *v)
 		break;
 	case TP_HALT_POLL_NS:
 		emit_halt_poll_ns(g, v, s);
+		break;
+	case STEP_SWITCH_OUT:
+		emit_switch_out(g, v, s);
+		break;
+	case STEP_SWITCH_IN:
+		emit_switch_in(g, v);
+		break;
+	case STEP_OTHER_IN:
+	case STEP_OTHER_OUT:
+		emit_other(g, v, s);
 		break;
 	default:
 		break;

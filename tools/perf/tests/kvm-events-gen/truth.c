@@ -81,6 +81,16 @@ static void events_write_line(struct events *ev, const struct event_line *l)
 	p = fmt_hex(p, l->rip);
 	*p++ = ' ';
 	p = fmt_dec(p, l->v->tid);
+	if (ev->split_columns && l->split) {
+		*p++ = ' ';
+		p = fmt_dec(p, l->offcpu);
+		*p++ = ' ';
+		p = fmt_dec(p, l->preempted);
+		*p++ = ' ';
+		p = fmt_dec(p, l->offcpu - l->preempted);
+	} else if (ev->split_columns) {
+		p = fmt_str(p, " - - -");
+	}
 	*p++ = '\n';
 	out_write(&ev->out, buf, p - buf);
 }
@@ -123,6 +133,7 @@ static u64 events_open(struct kvmgen *g, const struct vcpu *v,
 	l->rip = rip;
 	l->analysis = analysis;
 	l->timed = false;
+	l->split = false;
 	l->done = false;
 	return ev->tail++;
 }
@@ -148,8 +159,16 @@ static void events_end(struct kvmgen *g, u64 line, bool timed, u64 duration)
 	}
 }
 
-static void events_close(struct kvmgen *g, u64 line, u64 duration)
+static void events_close(struct kvmgen *g, u64 line, u64 duration,
+			 const struct truth_cell *split)
 {
+	struct event_line *l = &g->events.lines[line & g->events.mask];
+
+	if (g->events.enabled && split) {
+		l->split = true;
+		l->offcpu = split->offcpu_ns;
+		l->preempted = split->preempted_ns;
+	}
 	events_end(g, line, true, duration);
 }
 
@@ -176,6 +195,8 @@ void events_finish(struct events *ev)
  */
 void account_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx)
 {
+	/* No event spans the guest's run, nor its off periods. */
+	v->nr_offs = 0;
 	g->truth.vmexit[v->idx][idx].samples++;
 	v->in_exit = true;
 	v->exit_time = v->clock;
@@ -185,12 +206,47 @@ void account_exit(struct kvmgen *g, struct vcpu *v, unsigned int idx)
 				   v->exit_rip);
 }
 
-static void account_span(struct kvmgen *g, struct truth_cell *cell,
-			 u64 line, u64 begin, u64 end)
+/*
+ * +switch: the part of [begin, end] that the vcpu thread spent off its
+ * cpu, and of that the part in which it had been preempted.  Its off
+ * periods lie between two of its samples, so an event's begin and end
+ * never fall inside one: each is in the event whole, or not at all.
+ */
+static void split_span(const struct vcpu *v, u64 begin, u64 end,
+		       struct truth_cell *split)
 {
+	unsigned int i;
+
+	memset(split, 0, sizeof(*split));
+	for (i = 0; i < v->nr_offs; i++) {
+		const struct off_period *off = &v->offs[i];
+		u64 from = max(off->out, begin), to = min(off->in, end);
+
+		if (from >= to)
+			continue;
+		split->offcpu_ns += to - from;
+		if (off->preempted)
+			split->preempted_ns += to - from;
+	}
+}
+
+/* A timed event of v: with +switch split, unless v is NULL (halts) */
+static void account_span(struct kvmgen *g, const struct vcpu *v,
+			 struct truth_cell *cell, u64 line, u64 begin, u64 end)
+{
+	struct truth_cell split;
+
 	cell->paired++;
 	cell->total_ns += end - begin;
-	events_close(g, line, end - begin);
+	if (!g->layout.switch_events || !v) {
+		events_close(g, line, end - begin, NULL);
+		return;
+	}
+	split_span(v, begin, end, &split);
+	cell->offcpu_ns += split.offcpu_ns;
+	cell->preempted_ns += split.preempted_ns;
+	cell->switched += split.offcpu_ns > 0;
+	events_close(g, line, end - begin, &split);
 }
 
 void account_entry(struct kvmgen *g, struct vcpu *v)
@@ -200,19 +256,19 @@ void account_entry(struct kvmgen *g, struct vcpu *v)
 	if (!v->in_exit)
 		return;
 
-	account_span(g, &t->vmexit[v->idx][v->exit_idx], v->exit_line,
+	account_span(g, v, &t->vmexit[v->idx][v->exit_idx], v->exit_line,
 		     v->exit_time, v->clock);
 	if (v->pending_mmio >= 0)
-		account_span(g, &t->mmio[v->idx][v->pending_mmio],
+		account_span(g, v, &t->mmio[v->idx][v->pending_mmio],
 			     v->mmio_line, v->mmio_time, v->clock);
 	if (v->pending_pio >= 0)
-		account_span(g, &t->ioport[v->idx][v->pending_pio],
+		account_span(g, v, &t->ioport[v->idx][v->pending_pio],
 			     v->pio_line, v->pio_time, v->clock);
 	if (v->pending_msr >= 0)
-		account_span(g, &t->msr[v->idx][v->pending_msr],
+		account_span(g, v, &t->msr[v->idx][v->pending_msr],
 			     v->msr_line, v->msr_time, v->clock);
 	if (v->pending_hc >= 0)
-		account_span(g, &t->hypercall[v->idx][v->pending_hc],
+		account_span(g, v, &t->hypercall[v->idx][v->pending_hc],
 			     v->hc_line, v->hc_time, v->clock);
 	v->in_exit = false;
 	v->pending_mmio = -1;
@@ -234,7 +290,7 @@ void account_mmio(struct kvmgen *g, struct vcpu *v, unsigned int idx,
 	cell->samples++;
 	line = events_open(g, v, AN_MMIO, g->mmio_keys[idx], v->exit_rip);
 	if (type == KVM_TRACE_MMIO_READ) {
-		account_span(g, cell, line, v->exit_time, v->clock);
+		account_span(g, v, cell, line, v->exit_time, v->clock);
 	} else {
 		v->pending_mmio = idx;
 		v->mmio_time = v->clock;
@@ -275,7 +331,7 @@ void account_hcall_exit(struct kvmgen *g, struct vcpu *v)
 {
 	if (v->pending_hc < 0)
 		return;
-	account_span(g, &g->truth.hypercall[v->idx][v->pending_hc],
+	account_span(g, v, &g->truth.hypercall[v->idx][v->pending_hc],
 		     v->hc_line, v->hc_time, v->clock);
 	v->pending_hc = -1;
 }
@@ -298,7 +354,8 @@ void account_wakeup(struct kvmgen *g, struct vcpu *v,
 {
 	struct truth_cell *cell = &g->truth.halt[v->idx][key];
 
-	account_span(g, cell, v->halt_line, v->clock - ns, v->clock);
+	/* Whole halts: no split */
+	account_span(g, NULL, cell, v->halt_line, v->clock - ns, v->clock);
 }
 
 /* A kvm_halt_poll_ns is a sample without a time, and not unpaired. */
@@ -360,6 +417,10 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		(unsigned long long)t->orphan_entries,
 		(unsigned long long)t->migrations,
 		(unsigned long long)t->lost);
+	if (g->layout.switch_events)
+		fprintf(fp, "# switch_records %llu %s\n",
+			(unsigned long long)t->switch_records,
+			g->layout.system_wide ? "cpu-wide" : "per-thread");
 	/* What the header's HEADER_SAMPLE_TIME says, when it has one */
 	fprintf(fp, "# sample_time header_first %llu header_last %llu\n",
 		(unsigned long long)g->first_sample_time,
@@ -377,18 +438,32 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 	else
 		fprintf(fp,
 			"# events in <data>.events: analysis vcpu pid key time_ns duration_ns rip tid\n");
-	fprintf(fp, "# analysis vcpu key samples paired total_ns\n");
+	fprintf(fp, "# analysis vcpu key samples paired total_ns%s\n",
+		g->layout.switch_events ?
+		" oncpu_ns offcpu_ns preempted_ns blocked_ns switched" : "");
 }
 
-static void write_truth_cell(FILE *fp, const char *analysis, const char *vcpu,
+/* +switch: the split of the key's timed events, '-' for halt keys */
+static void write_truth_cell(const struct kvmgen *g, FILE *fp,
+			     enum analysis an, const char *vcpu,
 			     const char *key, const struct truth_cell *cell)
 {
 	if (!cell->samples)
 		return;
-	fprintf(fp, "%s %s %s %llu %llu %llu\n", analysis, vcpu, key,
+	fprintf(fp, "%s %s %s %llu %llu %llu", analysis_names[an], vcpu, key,
 		(unsigned long long)cell->samples,
 		(unsigned long long)cell->paired,
 		(unsigned long long)cell->total_ns);
+	if (g->layout.switch_events && an == AN_HALT)
+		fprintf(fp, " - - - - -");
+	else if (g->layout.switch_events)
+		fprintf(fp, " %llu %llu %llu %llu %llu",
+			(unsigned long long)(cell->total_ns - cell->offcpu_ns),
+			(unsigned long long)cell->offcpu_ns,
+			(unsigned long long)cell->preempted_ns,
+			(unsigned long long)(cell->offcpu_ns - cell->preempted_ns),
+			(unsigned long long)cell->switched);
+	fprintf(fp, "\n");
 }
 
 /*
@@ -414,16 +489,18 @@ static void write_truth_table(const struct kvmgen *g, FILE *fp,
 				sum.samples += c->samples;
 				sum.paired += c->paired;
 				sum.total_ns += c->total_ns;
+				sum.offcpu_ns += c->offcpu_ns;
+				sum.preempted_ns += c->preempted_ns;
+				sum.switched += c->switched;
 			}
-			write_truth_cell(fp, analysis_names[an], "?", keys[i],
-					 &sum);
+			write_truth_cell(g, fp, an, "?", keys[i], &sum);
 		}
 		return;
 	}
 	for (vcpu = 0; vcpu < g->nr_vcpus; vcpu++) {
 		vcpu_label(g, &g->vcpus[vcpu], label, sizeof(label));
 		for (i = 0; i < nr_keys; i++)
-			write_truth_cell(fp, analysis_names[an], label, keys[i],
+			write_truth_cell(g, fp, an, label, keys[i],
 					 &cells[vcpu * stride + i]);
 	}
 }
@@ -544,6 +621,7 @@ int open_events(struct kvmgen *g, const char *data_path)
 		return -errno;
 	ev->enabled = true;
 	ev->no_vcpu_id = arch_of(g->sc)->no_vcpu_id;
+	ev->split_columns = g->layout.switch_events;
 	return 0;
 }
 

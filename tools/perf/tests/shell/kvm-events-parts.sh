@@ -10,6 +10,9 @@
 # part: -v says why, and the report is that of --threads 1, errors
 # included, said once.  Where a file is read in one part, -v says why:
 # --threads, --top, --heatmap, one CPU to run on, its size, no round end.
+# With context switches, the second part sees switches of threads before
+# their samples: they go to the first part's state of each (-v says how
+# many), and the report is the truth's and that of --threads 1.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -238,6 +241,28 @@ EOF
 	rm -f "$dir/fuzz.data"
 }
 
+# switches_ahead FILE SCENARIO: a recording with context switches, read
+# in two parts, whose second saw switches of threads in an exit of the
+# first
+switches_ahead() {
+	local how
+
+	how=$(perf kvm-events report -v -i "$1" 2>&1 > /dev/null)
+	if ! echo "$how" | grep -q "read in two parts at once" ||
+	   ! echo "$how" | grep -q "switches ahead in the second part: .*, [1-9][0-9]* of"; then
+		echo "FAIL: $(basename "$1"): no switch ahead of its thread in two parts"
+		err=1
+	fi
+	kvm_events_check sched-keys "$1" "$2" || err=1
+	perf kvm-events report -i "$1" --event mmio --csv > "$dir/one.out" 2>&1
+	perf kvm-events report -i "$1" --event mmio --csv --threads 1 > "$dir/two.out" 2>&1
+	if ! cmp -s "$dir/one.out" "$dir/two.out"; then
+		echo "FAIL: $(basename "$1") --event mmio --csv: not the report of --threads 1"
+		diff "$dir/one.out" "$dir/two.out" | head -5
+		err=1
+	fi
+}
+
 # The ground truth, through the two parts
 for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
 	name=${scenario//+/_}
@@ -255,6 +280,14 @@ for scenario in vmx vmx-percpu vmx-percpu+system-wide two-vms arm64 vmx-halt; do
 	vmx-percpu) broken_records ;;
 	esac
 	# A file at a time: they are large.
+	rm -f "$dir/$name".*
+done
+
+# ...and with context switches, per thread and system wide
+for scenario in two-vms+switch vmx-halt+switch+system-wide; do
+	name=${scenario//+/_}
+	gen "$name" "$scenario" || continue
+	switches_ahead "$dir/$name.data" "${scenario%%+*}"
 	rm -f "$dir/$name".*
 done
 

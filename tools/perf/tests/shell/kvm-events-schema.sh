@@ -19,4 +19,5 @@ trap 'rm -rf "$dir"' EXIT
 "$KVMGEN" "$dir/new.data" vmx 3000 > /dev/null || exit 1
 "$KVMGEN" "$dir/svm.data" svm 1000 > /dev/null || exit 1
 doc="$(dirname "$0")/../../Documentation/perf-kvm-events.txt"
-kvm_events_check schema "$doc" "$dir/old.data" "$dir/svm.data" "$dir/new.data"
+"$KVMGEN" "$dir/sched.data" vmx-halt+switch+system-wide 1000 > /dev/null || exit 1
+kvm_events_check schema "$doc" "$dir/old.data" "$dir/svm.data" "$dir/new.data" "$dir/sched.data"

@@ -5,7 +5,11 @@ kvmgen writes, beside each recording FILE, FILE.events (one line per
 sample of each analysis: "analysis vcpu pid key time_ns duration_ns|- rip
 tid") and FILE.truth (comment lines with the samples of each tracepoint,
 the losses and each VM's pid and comm, then "analysis vcpu key samples
-paired total_ns" per key).  Every
+paired total_ns" per key).  A recording with context switch records
+(kvmgen's +switch) has each timed event's split too: .events lines end
+with "offcpu preempted blocked", .truth lines with "oncpu offcpu
+preempted blocked switched", and the reports' keys and totals must have
+these sums and their percentiles; without switch records, none of them.  Every
 expected value below is derived from those two files alone, never from
 another perf output, and compared with `perf kvm-events report --json`
 (and the table, --csv, --top and --histogram where those are what is
@@ -28,7 +32,7 @@ documented 0.4%.
   kvm_events_check.py diff OLD NEW ANALYSIS
         perf kvm-events diff: rates, average and p99 times of every key,
         as a table, --json and --csv
-  kvm_events_check.py schema DOC FILE OLD NEW
+  kvm_events_check.py schema DOC FILE OLD NEW [SCHED]
         the fields of report --json on FILE and diff --json of FILE with
         OLD and NEW are those DOC (the man page) documents, with its types
   kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
@@ -68,6 +72,23 @@ documented 0.4%.
   kvm_events_check.py keys FILE ANALYSIS KEY=SAMPLES...
         a real recording whose truth is known: the report's keys (their
         numbers, without the names after them) and samples are these
+  kvm_events_check.py sched FILE
+        a kvmgen +switch recording: its switch records are laid out and
+        ordered as perf record --switch-events writes them, each thread's
+        alternate, no vcpu sample falls in its thread's off periods, and
+        .events' split of each event is the one the records give
+  kvm_events_check.py sched-keys FILE NAME
+        .truth is .events summed, the split included; every analysis'
+        keys and totals with the options that select or group events
+  kvm_events_check.py sched-json FILE ANALYSIS JSON
+        JSON, a report --event ANALYSIS --json of FILE read some other
+        way (a pipe, --threads 1): its keys and totals are the truth's,
+        the on and off CPU split included (absent without switch records)
+  kvm_events_check.py sched-real FILE preempted|blocked
+        a real recording with --sched: the vmexit report's split of the
+        exits' time, in total, per key and per --top event, in every
+        reader, is the one perf script's view of the same records gives,
+        and the guest was preempted (or blocked) inside some exit
   kvm_events_check.py once FILE [FIRST:COPY...]
         perf record wrote each sample of FILE once: no sample the same,
         byte for byte, as an earlier one; or exactly these copies, at
@@ -98,6 +119,9 @@ def fail(case, what):
     failures.append(f"{case}: {what}")
 
 
+# Record types, of perf_event.h and perf's event.h
+PERF_RECORD_HEADER_TRACING_DATA = 66
+
 # Samples that have no time, and yet are not unpaired
 NO_TIME_KEYS = {("halt", "grow"), ("halt", "shrink")}
 
@@ -120,6 +144,12 @@ class Sample:
         self.duration = None if f[5] == "-" else int(f[5])
         self.rip = int(f[6], 16)
         self.tid = int(f[7])
+        # kvmgen +switch: "offcpu preempted blocked", "- - -" where the
+        # event is not split (untimed, or a halt)
+        self.sched = len(f) > 8
+        self.offcpu = self.preempted = self.blocked = None
+        if self.sched and f[8] != "-":
+            self.offcpu, self.preempted, self.blocked = (int(w) for w in f[8:11])
 
 
 def read_events(data):
@@ -127,8 +157,10 @@ def read_events(data):
         return [Sample(line) for line in f if not line.startswith("#")]
 
 
-def read_truth(data):
-    """The .truth: its header fields by name, and its table by key."""
+def read_truth(data, sched=False):
+    """The .truth: its header fields by name, and its table by key; with
+    sched, each key's oncpu, offcpu, preempted, blocked and switched too
+    (None for a key that is not split)."""
     header, table = {}, {}
     with open(data + ".truth") as f:
         for line in f:
@@ -139,7 +171,10 @@ def read_truth(data):
                     if words[i + 1].isdigit():
                         header.setdefault(words[i], int(words[i + 1]))
                 continue
-            table[(words[0], words[1], words[2])] = tuple(int(w) for w in words[3:6])
+            cell = tuple(int(w) for w in words[3:6])
+            if sched:
+                cell += tuple(None if w == "-" else int(w) for w in words[6:11])
+            table[(words[0], words[1], words[2])] = cell
     return header, table
 
 
@@ -155,17 +190,28 @@ def read_comms(data):
 
 
 def check_truth_table(data, events):
-    """.truth's table must be .events summed per analysis, vcpu and key."""
-    _, table = read_truth(data)
+    """.truth's table must be .events summed per analysis, vcpu and key,
+    the split of +switch recordings included."""
+    sched = any(s.sched for s in events)
+    _, table = read_truth(data, sched)
     two_vms = len({s.pid for s in events}) > 1
     sums = {}
     for s in events:
         vcpu = "?" if s.vcpu is None else (f"{s.pid}/{s.vcpu}" if two_vms else str(s.vcpu))
-        cell = sums.setdefault((s.analysis, vcpu, s.full_key), [0, 0, 0])
+        cell = sums.setdefault((s.analysis, vcpu, s.full_key),
+                               [0, 0, 0] + ([0, 0, 0, 0, 0] if sched else []))
         cell[0] += 1
         if s.duration is not None:
             cell[1] += 1
             cell[2] += s.duration
+        if sched and s.analysis == "halt":
+            cell[3:] = [None] * 5
+        elif sched and s.duration is not None:
+            cell[3] += s.duration - s.offcpu
+            cell[4] += s.offcpu
+            cell[5] += s.preempted
+            cell[6] += s.blocked
+            cell[7] += s.offcpu > 0
     sums = {k: tuple(v) for k, v in sums.items()}
     if sums != table:
         diff = sorted(set(sums.items()) ^ set(table.items()))[:5]
@@ -175,6 +221,43 @@ def check_truth_table(data, events):
 def percentile(values, pct):
     rank = max(1, min(len(values), math.ceil(pct / 100 * len(values))))
     return values[rank - 1]
+
+
+PERCENTILE_FIELDS = ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p99_9_ns"))
+PERCENTILE_NAMES = tuple(name for _, name in PERCENTILE_FIELDS)
+# The split of a recording with context switch records (kvmgen +switch):
+# per key and in the totals, sums over the timed events; per key, their
+# percentiles too, defined as those of the total times
+SCHED_PARTS = ("oncpu", "offcpu", "preempted", "blocked")
+SCHED_SUMS = tuple(f"{p}_ns" for p in SCHED_PARTS) + ("switched",)
+SCHED_PERCENTILES = tuple(f"{p}_{name}" for p in SCHED_PARTS for _, name in PERCENTILE_FIELDS)
+SCHED_KEY_FIELDS = SCHED_SUMS + SCHED_PERCENTILES
+SCHED_TOTALS = SCHED_SUMS + ("switch_records",)
+
+
+def sched_parts(s):
+    """A timed event's oncpu, offcpu, preempted and blocked ns"""
+    return (s.duration - s.offcpu, s.offcpu, s.preempted, s.blocked)
+
+
+def sched_stats(samples):
+    """The split fields of a key: None for keys that are not split (halt)"""
+    timed = [s for s in samples if s.duration is not None]
+    if samples[0].analysis == "halt":
+        return dict.fromkeys(SCHED_KEY_FIELDS)
+    if any(s.offcpu is None for s in timed):
+        raise ValueError(f"{samples[0].full_key}: a timed event without its split")
+    st = dict.fromkeys(SCHED_SUMS, 0)
+    if not timed:
+        # sums of nothing; its percentiles, as p50_ns's, are not checked
+        return st
+    for i, part in enumerate(SCHED_PARTS):
+        values = sorted(sched_parts(s)[i] for s in timed)
+        st[f"{part}_ns"] = sum(values)
+        for pct, name in PERCENTILE_FIELDS:
+            st[f"{part}_{name}"] = percentile(values, pct)
+    st["switched"] = sum(1 for s in timed if s.offcpu > 0)
+    return st
 
 
 def key_stats(samples):
@@ -188,8 +271,10 @@ def key_stats(samples):
         st["avg_ns"] = mean
         st["stddev_ns"] = (math.sqrt(sum((d - mean) ** 2 for d in durations) / (n - 1))
                            if n > 1 else 0.0)
-        for pct, name in ((50, "p50_ns"), (90, "p90_ns"), (99, "p99_ns"), (99.9, "p99_9_ns")):
+        for pct, name in PERCENTILE_FIELDS:
             st[name] = percentile(durations, pct)
+    if samples and samples[0].sched:
+        st.update(sched_stats(samples))
     return st
 
 
@@ -206,8 +291,13 @@ def report(data, args, json_out=True):
 
 
 def compare_key(case, name, got, want):
+    if "switched" not in want:
+        # no context switch records: no split
+        for field in SCHED_KEY_FIELDS:
+            if field in got:
+                fail(case, f"{name} has {field} without context switch records")
     for field, value in want.items():
-        if field.startswith("p") and field.endswith("_ns"):
+        if field in PERCENTILE_NAMES or field in SCHED_PERCENTILES:
             continue
         if field in ("avg_ns", "stddev_ns"):
             # printed with 3 decimals
@@ -220,11 +310,18 @@ def compare_key(case, name, got, want):
     exact = want["timed"] <= EXACT_MAX
     if got.get("percentiles_exact") != exact:
         fail(case, f"{name} percentiles_exact {got.get('percentiles_exact')} != {exact}")
-    for field in ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns"):
+    for field in ("p50_ns", "p90_ns", "p99_ns", "p99_9_ns") + SCHED_PERCENTILES:
+        if field not in want:
+            continue
         value = want[field]
-        if exact and got.get(field) != value:
+        if field not in got:
+            fail(case, f"{name} has no {field}")
+        elif value is None or got[field] is None:
+            if got[field] != value:
+                fail(case, f"{name} {field} {got[field]} != {value}")
+        elif exact and got.get(field) != value:
             fail(case, f"{name} {field} {got.get(field)} != {value}")
-        if not exact and abs(got.get(field, -1) - value) > BOUND * value:
+        elif not exact and abs(got.get(field, -1) - value) > BOUND * value:
             fail(case, f"{name} {field} {got.get(field)} not within 0.4% of {value}")
 
 
@@ -261,9 +358,33 @@ def got_group(k, per_vcpu):
     return (k["pid"], k["comm"], k["vcpu"])
 
 
-def check(case, data, args, selected, everything, group_of=None):
-    """Run the report with args; selected are the samples it must keep."""
-    got = strip_names(case, report(data, args))
+def check_sched_totals(case, data, t, selected, everything):
+    """The totals' split: the sums over the selected timed events, and the
+    switch records of the file; none of it without switch records"""
+    if not everything or not everything[0].sched:
+        for field in SCHED_TOTALS:
+            if field in t:
+                fail(case, f"totals.{field} without context switch records")
+        return
+    header, _ = read_truth(data)
+    # halt: no event is split, nor are the totals
+    want = dict.fromkeys(SCHED_SUMS, None if everything[0].analysis == "halt" else 0)
+    for s in selected:
+        if s.duration is None or s.offcpu is None:
+            continue
+        for part, value in zip(SCHED_PARTS, sched_parts(s)):
+            want[f"{part}_ns"] += value
+        want["switched"] += s.offcpu > 0
+    want["switch_records"] = header["switch_records"]
+    for field, value in want.items():
+        if t.get(field, "absent") != value:
+            fail(case, f"totals.{field} {t.get(field, 'absent')} != {value}")
+
+
+def check(case, data, args, selected, everything, group_of=None, got=None):
+    """Run the report with args, or take its JSON got; selected are the
+    samples it must keep."""
+    got = strip_names(case, got if got is not None else report(data, args))
     groups = {}
     for s in selected:
         groups.setdefault((group_of(s) if group_of else 0, s.key), []).append(s)
@@ -286,6 +407,7 @@ def check(case, data, args, selected, everything, group_of=None):
         fail(case, f"no_end + no_begin {t['no_end'] + t['no_begin']} != {untimed_of(selected)}")
     if t["read"] != t["samples"] + t["paired_ends"] + t["filtered"] + t["other"]:
         fail(case, f"buckets do not add up to read {t['read']}")
+    check_sched_totals(case, data, t, selected, everything)
     return got
 
 
@@ -1334,6 +1456,9 @@ def file_records(data):
             break
         yield off, rtype, raw[off:off + rsize]
         off += rsize
+        # a pipe's tracing data follows its record, out of its size
+        if rtype == PERF_RECORD_HEADER_TRACING_DATA:
+            off += struct.unpack_from("<I", raw, off - rsize + 8)[0]
 
 
 def file_lost(data):
@@ -1344,6 +1469,237 @@ def file_lost(data):
             chunks += 1
             lost += struct.unpack_from("<Q", rec, 16)[0]
     return chunks, lost
+
+
+PERF_RECORD_SAMPLE = 9
+PERF_RECORD_SWITCH = 14
+PERF_RECORD_SWITCH_CPU_WIDE = 15
+SWITCH_OUT = 1 << 13
+SWITCH_OUT_PREEMPT = 1 << 14
+
+
+def switch_records(data, wide):
+    """The switch records of FILE, from their bytes: (time, pid, tid, cpu,
+    out, preempt, next_prev) in file order; and each kvm sample's (time,
+    pid, tid, cpu).  kvmgen's +switch trailers: pid/tid, time, id, cpu
+    (per thread) or pid/tid, time, cpu, identifier (system-wide, whose
+    samples begin with the identifier, then ip, pid/tid, time)."""
+    records, samples = [], []
+    for _, rtype, rec in file_records(data):
+        misc = struct.unpack_from("<H", rec, 4)[0]
+        if rtype == PERF_RECORD_SAMPLE:
+            off = 8 + (16 if wide else 8)
+            pid, tid, time = struct.unpack_from("<IIQ", rec, off)
+            cpu_off = off + 16 + (0 if wide else 8)
+            samples.append((time, pid, tid, struct.unpack_from("<I", rec, cpu_off)[0]))
+        elif rtype in (PERF_RECORD_SWITCH, PERF_RECORD_SWITCH_CPU_WIDE):
+            if (rtype == PERF_RECORD_SWITCH_CPU_WIDE) != wide:
+                fail(data, f"a switch record of type {rtype} in a {'system-wide' if wide else 'per-thread'} file")
+                continue
+            body = 16 if wide else 8
+            if len(rec) != body + 32:
+                fail(data, f"a switch record of {len(rec)} bytes, not {body + 32}")
+                continue
+            next_prev = struct.unpack_from("<II", rec, 8) if wide else None
+            pid, tid, time, _, cpu = struct.unpack_from("<IIQQI", rec, body)
+            records.append((time, pid, tid, cpu, bool(misc & SWITCH_OUT),
+                            bool(misc & SWITCH_OUT_PREEMPT), next_prev))
+    return records, samples
+
+
+def cmd_sched(data):
+    """A +switch recording: its switch records are as perf record writes
+    them, consistent and realistic, and .events' split of each event is
+    what they give, recomputed from the records' bytes."""
+    header, _ = read_truth(data)
+    wide = open(data + ".truth").read().find(" cpu-wide\n") >= 0
+    records, samples = switch_records(data, wide)
+    if len(records) != header.get("switch_records"):
+        fail(data, f"{len(records)} switch records, .truth says {header.get('switch_records')}")
+    times = [r[0] for r in records] + [smp[0] for smp in samples]
+    if len(set(times)) != len(times):
+        fail(data, "two records at the same time")
+    events = read_events(data)
+    vcpu_tids = {s.tid for s in events}
+    # Each thread's records alternate out and in; its off periods
+    offs, state = {}, {}
+    for time, pid, tid, cpu, out, preempt, _ in records:
+        if not wide and tid not in vcpu_tids:
+            fail(data, f"a per-thread recording has a switch of {pid}/{tid}")
+        if preempt and not out:
+            fail(data, f"{time}: PREEMPT on a switch-in")
+        # the idle task, pid 0, is one per cpu
+        task = (tid, cpu) if not tid else tid
+        if state.get(task, (None,))[0] == out:
+            fail(data, f"{time}: {tid} switched {'out' if out else 'in'} twice")
+        if out:
+            state[task] = (True, time, preempt)
+        else:
+            if state.get(task, (None,))[0]:
+                offs.setdefault(task, []).append((state[task][1], time, state[task][2]))
+            state[task] = (False,)
+    # System-wide: a cpu's switch-out names the thread its switch-in is of
+    if wide:
+        last = {}
+        for time, pid, tid, cpu, out, _, next_prev in records:
+            if out:
+                last[cpu] = ((pid, tid), next_prev)
+            elif cpu not in last or last.pop(cpu) != (next_prev, (pid, tid)):
+                fail(data, f"{time}: cpu {cpu}'s switch-in of {tid} does not follow its switch-out")
+    # A vcpu thread runs at each of its samples: none is in an off period,
+    # and, system-wide, the thread on the sample's cpu is its own.
+    curr, merged = {}, sorted([(r[0], 0, r) for r in records] + [(smp[0], 1, smp) for smp in samples])
+    for _, is_sample, r in merged:
+        if not is_sample:
+            if not r[4]:
+                curr[r[3]] = r[2]
+            continue
+        time, _, tid, cpu = r
+        for out, back, _ in offs.get(tid, []):
+            if out <= time <= back:
+                fail(data, f"{time}: a sample of {tid} while it is off cpu ({out}, {back})")
+        if wide and curr.get(cpu, tid) != tid:
+            fail(data, f"{time}: a sample of {tid} on cpu {cpu}, where {curr[cpu]} runs")
+    # The split of each timed event
+    split = 0
+    for s in events:
+        if s.duration is None or s.analysis == "halt":
+            if s.offcpu is not None:
+                fail(data, f"{s.analysis} {s.full_key} at {s.time}: split, and should not be")
+            continue
+        begin = s.time - s.duration if (s.analysis, s.full_key[-2:]) == ("mmio", ":R") else s.time
+        end = begin + s.duration
+        off = pre = 0
+        for out, back, preempt in offs.get(s.tid, []):
+            part = max(0, min(back, end) - max(out, begin))
+            off += part
+            pre += part if preempt else 0
+        if (off, pre, off - pre) != (s.offcpu, s.preempted, s.blocked):
+            fail(data, f"{s.analysis} {s.full_key} at {s.time}: split {s.offcpu} {s.preempted} "
+                 f"{s.blocked}, the records give {off} {pre} {off - pre}")
+        split += off > 0
+    # Enough of each kind for the test to mean something
+    kinds = {(p, sum(1 for o in v if o[2] == p)) for v in offs.values() for p in (True, False)}
+    if not split or not all(any(n for q, n in kinds if q == p) for p in (True, False)):
+        fail(data, "no event split, or no preempted or no blocked period")
+
+
+def cmd_sched_keys(data, scenario):
+    """.truth is .events summed, the split included; and every analysis'
+    keys and totals, their split included, with the options that select
+    events (--vcpu, --duration, --time, -p) or group them (--per-vcpu,
+    --per-vm)"""
+    events = read_events(data)
+    comms = read_comms(data)
+    check_truth_table(data, events)
+    for analysis in sorted({s.analysis for s in events}):
+        everything = [s for s in events if s.analysis == analysis]
+        case = f"{scenario} {analysis}"
+        base = ["--event", analysis]
+        times = sorted(s.time for s in everything)
+        start, end = times[len(times) // 4], times[3 * len(times) // 4]
+        window = f"{start // 10**9}.{start % 10**9:09d},{end // 10**9}.{end % 10**9:09d}"
+        has_vcpu = all(s.vcpu is not None for s in everything)
+        check(case, data, base, everything, everything)
+        if has_vcpu:
+            check(case + " --vcpu 0,2-3", data, base + ["--vcpu", "0,2-3"],
+                  [s for s in everything if s.vcpu in (0, 2, 3)], everything)
+            check(case + " --per-vcpu", data, base + ["--per-vcpu"], everything, everything,
+                  group_of=vcpu_of(comms))
+        check(case + " --duration 50", data, base + ["--duration", "50"],
+              [s for s in everything if s.duration is not None and s.duration >= 50000],
+              everything)
+        check(case + " --time " + window, data, base + ["--time", window],
+              [s for s in everything if start <= s.time <= end], everything)
+        pid = everything[-1].pid
+        check(case + f" -p {pid}", data, base + ["-p", str(pid)],
+              [s for s in everything if s.pid == pid], everything)
+        check(case + " --per-vm", data, base + ["--per-vm"], everything, everything,
+              group_of=lambda s: s.pid)
+
+
+def cmd_sched_json(data, analysis, path):
+    """A report --event ANALYSIS --json of FILE, read in some other way
+    (as a pipe, in one thread...), saved in PATH: its keys and totals,
+    the split included, are those of FILE's truth."""
+    everything = [s for s in read_events(data) if s.analysis == analysis]
+    with open(path) as f:
+        got = json.load(f)
+    check(f"{path} {analysis}", data, [], everything, everything, got=got)
+
+
+SCRIPT_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d{9}):\s+(\S+)(.*)$")
+
+
+def script_split(data):
+    """Each vmexit of a real recording from perf script, the oracle: its
+    thread, begin, duration, time off CPU and preempted, from kvm_exit to
+    kvm_entry with the thread's switch records between"""
+    out = perf(["script", "-i", data, "--show-switch-events", "--ns", "-F", "tid,time,event"])
+    exits, threads = [], {}
+    for line in out.splitlines():
+        m = SCRIPT_LINE.match(line)
+        if not m:
+            continue
+        tid, time, event, rest = int(m[1]), int(m[2]) * 10**9 + int(m[3]), m[4], m[5]
+        t = threads.setdefault(tid, {"begin": None, "out": None})
+        if event.startswith("PERF_RECORD_SWITCH"):
+            if rest.split()[0] == "OUT":
+                if t["begin"] is not None and t["out"] is None:
+                    t["out"], t["preempt"] = time, rest.split()[1:2] == ["preempt"]
+            else:
+                off_cpu_until(t, time)
+            continue
+        if event not in ("kvm:kvm_exit:", "kvm:kvm_entry:"):
+            continue
+        off_cpu_until(t, time)
+        if event == "kvm:kvm_exit:":
+            t.update(begin=time, off=0, preempted=0)
+        elif t["begin"] is not None:
+            exits.append((tid, t["begin"], time - t["begin"], t["off"], t["preempted"]))
+            t["begin"] = None
+    return exits
+
+
+def off_cpu_until(t, time):
+    """A thread back on CPU at @time: its time off CPU within its exit"""
+    if t["out"] is None:
+        return
+    ns = time - max(t["out"], t["begin"]) if t["begin"] is not None else 0
+    t["off"] += max(ns, 0)
+    t["preempted"] += max(ns, 0) if t["preempt"] else 0
+    t["out"] = None
+
+
+def cmd_sched_real(data, want):
+    """A real recording with --sched: the vmexit report's time on and off
+    CPU, in total, per key and per --top event, must be perf script's to
+    the ns, in every reader; the guest must have been @want (preempted or
+    blocked) inside some exits"""
+    exits = script_split(data)
+    total = sum(e[2] for e in exits)
+    off = sum(e[3] for e in exits)
+    preempted = sum(e[4] for e in exits)
+    truth = {"total_ns": total, "oncpu_ns": total - off, "offcpu_ns": off,
+             "preempted_ns": preempted, "blocked_ns": off - preempted,
+             "switched": sum(1 for e in exits if e[3])}
+    if not truth[want + "_ns"]:
+        fail(data, f"the guest was never {want} inside an exit: {truth}")
+    by_begin = {(e[0], e[1]): e for e in exits}
+    for reader in ([], ["--generic-reader"], ["--threads", "1"], ["--threads", "2"]):
+        case = f"{data} {' '.join(reader)}"
+        r = report(data, reader + ["--top", "20"])
+        got = {f: r["totals"].get(f) for f in truth}
+        if got != truth:
+            fail(case, f"totals {got}, perf script gives {truth}")
+        for k in r["keys"]:
+            if k["timed"] and (k["oncpu_ns"] + k["offcpu_ns"] != k["total_ns"] or
+                               k["preempted_ns"] + k["blocked_ns"] != k["offcpu_ns"]):
+                fail(case, f"{k['key']}: the parts do not add up: {k}")
+        for o in r["top"]:
+            e = by_begin.get((o["tid"], o["time_ns"]))
+            if not e or (e[2], e[3]) != (o["duration_ns"], o["offcpu_ns"]):
+                fail(case, f"top event {o}: perf script's exit is {e}")
 
 
 def cmd_once(data, want):
@@ -1689,7 +2045,7 @@ def check_schema(case, fields, outputs):
             fail(case, f"{path}: documented, never seen")
 
 
-def cmd_schema(doc, data, old, new):
+def cmd_schema(doc, data, old, new, sched=None):
     schemas = read_schema(doc)
     if sorted(schemas) != ["Diff", "Report"]:
         fail(doc, f"JSON AND CSV OUTPUT has the sections {sorted(schemas)}")
@@ -1699,6 +2055,8 @@ def cmd_schema(doc, data, old, new):
         ["--stats"], ["--top", "3", "--histogram", "--event", "mmio"],
         ["--per-vcpu", "--top", "3", "--histogram", "--vcpu", "0-3", "-p", pid,
          "--duration", "1", "--time", "0,"])]
+    if sched is not None:
+        reports += [report(sched, args) for args in (["--top", "20"], ["--event", "halt"])]
     check_schema("report --json", schemas["Report"], reports)
     # p99_9_ns is reached by name, as jq '.keys[0].p99_9_ns' does.
     if not isinstance(reports[0]["keys"][0]["p99_9_ns"], int):
@@ -1713,7 +2071,7 @@ def main():
     if cmd in ("table", "options"):
         cmd_report(args[0], args[1], cmd == "table")
     elif cmd == "schema":
-        cmd_schema(*args[:4])
+        cmd_schema(*args[:5])
     elif cmd == "columns":
         cmd_columns(args[0], args[1], args[2:])
     elif cmd == "diff":
@@ -1733,6 +2091,14 @@ def main():
         cmd_guest_arm64(args[0], [int(a) for a in args[1:5]])
     elif cmd == "accounting-real":
         cmd_accounting_real(args[0], int(args[1]), args[2:3] == ["lost"])
+    elif cmd == "sched":
+        cmd_sched(args[0])
+    elif cmd == "sched-keys":
+        cmd_sched_keys(args[0], args[1])
+    elif cmd == "sched-json":
+        cmd_sched_json(*args[:3])
+    elif cmd == "sched-real":
+        cmd_sched_real(args[0], args[1])
     elif cmd == "once":
         cmd_once(args[0], args[1:])
     elif cmd == "kallsyms":

@@ -1,0 +1,72 @@
+#!/bin/bash
+# kvm-events: a real guest's exits split into time on and off CPU
+# SPDX-License-Identifier: GPL-2.0
+
+# The known guest shares its CPU with a CPU hog, so that the host
+# preempts its vcpu thread, inside exits too; then it halts every 20 us,
+# its vcpu thread blocking in its HLT exits, recorded with -a.  Each
+# recording's vmexit report, by every reader, must split the exits' time
+# as perf script's own view of the same records does, to the ns
+# (kvm_events_check.py sched-real): in total, per key and per --top
+# event.  So must a recording written to a pipe.  With -a, --top names
+# what ran instead.
+
+set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
+
+skip_without_kvm_tracing
+skip_without_python3
+
+dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+hog=""
+trap '[ -n "$hog" ] && kill "$hog"; rm -rf "$dir"' EXIT
+err=0
+counts="70 50 40 30 60 90 80 110"
+
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+# shellcheck disable=SC2086
+if ! taskset -c 0 perf kvm-events record --sched -q --event all -o "$dir/hog.data" -- \
+		perf test -w kvmguest $counts > "$dir/record.log" 2>&1; then
+	echo "FAIL: perf kvm-events record --sched of the guest beside a CPU hog"
+	cat "$dir/record.log"
+	exit 1
+fi
+# shellcheck disable=SC2086
+kvm_events_check guest "$dir/hog.data" $counts || err=1
+kvm_events_check sched-real "$dir/hog.data" preempted || err=1
+
+# shellcheck disable=SC2086
+if ! taskset -c 0 perf kvm-events record --sched -q -o - -- \
+		perf test -w kvmguest $counts > "$dir/pipe.data" 2> "$dir/record.log"; then
+	echo "FAIL: perf kvm-events record --sched -o - of the guest"
+	cat "$dir/record.log"
+	exit 1
+fi
+kill "$hog"
+hog=""
+kvm_events_check sched-real "$dir/pipe.data" preempted || err=1
+
+if ! taskset -c 0 perf kvm-events record --sched -a -q -o "$dir/halts.data" -- \
+		taskset -c 1 perf test -w kvmguest halt 100 20 > "$dir/record.log" 2>&1; then
+	echo "FAIL: perf kvm-events record --sched -a of the halting guest"
+	cat "$dir/record.log"
+	exit 1
+fi
+kvm_events_check sched-real "$dir/halts.data" blocked || err=1
+if ! perf kvm-events report -i "$dir/halts.data" --top 5 --json |
+		grep -q '"next_tid": [0-9]'; then
+	echo "FAIL: --top of a recording with -a names no task that ran instead"
+	err=1
+fi
+
+# Without switches: the columns asked for are left out, and it is said.
+perf kvm-events record -q -o "$dir/plain.data" -- perf test -w kvmguest 1 1 1 1 1 1 1 1 \
+	> "$dir/record.log" 2>&1
+perf kvm-events report -i "$dir/plain.data" --fields samples,offcpu > "$dir/out" 2> "$dir/err"
+if ! grep -q "no context switches recorded" "$dir/err" || grep -q "Off CPU" "$dir/out"; then
+	echo "FAIL: --fields offcpu without switches:"
+	cat "$dir/err" "$dir/out"
+	err=1
+fi
+exit $err
