@@ -11,6 +11,7 @@
 # exit's number.  The halt form halts 20 times, each woken by the virtual
 # timer: a WFI exit and a wakeup per halt that trapped, and a halt that
 # did not trap only when its timer fired first, which was an IRQ exit.
+# --key sym, with the guest's map of its loops, puts each exit in its loop.
 #
 # With KVM_EVENTS_KEEP set to a folder, the recordings and this perf's
 # own reports of them, as text and JSON, are left there: make check

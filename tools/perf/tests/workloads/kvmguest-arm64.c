@@ -7,6 +7,7 @@
  *
  * Usage: perf test -w kvmguest [MMIO_WRITE [MMIO_READ [HVC [SYSREG]]]]
  *        perf test -w kvmguest halt N PERIOD_US
+ *        perf test -w kvmguest map
  *
  * MMIO_WRITE (default 4) 32-bit stores of GUEST_WRITE_VALUE to
  * GUEST_MMIO_WRITE_GPA and MMIO_READ (default 2) 32-bit loads from
@@ -32,6 +33,9 @@
  * Each IABT_LOW and DABT_LOW has one kvm:kvm_guest_fault.  kvm:kvm_mmio
  * shows each MMIO write once, and each read twice: as unsatisfied, then
  * with its data once this program has answered.
+ *
+ * The map form prints the count form's loops as a System.map would, for
+ * a report of the exits by guest function (--key sym).
  *
  * The halt form enables the virtual timer's PPI (27) in an in-kernel
  * GICv3 and, N times, arms the virtual timer PERIOD_US microseconds ahead
@@ -173,6 +177,22 @@ static const uint32_t guest_code[] = {
 	0xaa0ba800,	/* 78: orr  x0, x0, x11, lsl #42		*/
 	0xf9000340,	/* 7c: str  x0, [x26] ; GUEST_DONE_GPA		*/
 	0x14000000,	/* 80: b    .					*/
+};
+
+/*
+ * The loops of guest_code, as a guest System.map would name them, for
+ * perf kvm-events report --key sym (perf test -w kvmguest map): its MMU
+ * is off, so its pc is the code's physical address.  An HVC exit's pc is
+ * the instruction after the hvc, still in its loop.
+ */
+static const struct kvmguest_label guest_code_labels[] = {
+	{ 0x00, "guest_setup" },
+	{ 0x0c, "mmio_write_loop" },
+	{ 0x1c, "mmio_read_loop" },
+	{ 0x38, "hvc_loop" },
+	{ 0x58, "sysreg_loop" },
+	{ 0x74, "guest_done" },
+	{ sizeof(guest_code), "guest_code_end" },
 };
 
 /*
@@ -799,6 +819,9 @@ int kvmguest_arm64(int argc, const char **argv)
 
 	if (argc > 0 && !strcmp(argv[0], "halt"))
 		return kvmguest_halt(argc - 1, argv + 1);
+	if (argc == 1 && !strcmp(argv[0], "map"))
+		return kvmguest_print_map(GUEST_MEM_GPA + GUEST_CODE_OFFSET, guest_code_labels,
+					  ARRAY_SIZE(guest_code_labels));
 	if (parse_counts(argc, argv, &want))
 		return KVMGUEST_FAIL;
 

@@ -38,6 +38,16 @@
 /* All diagnostics go to stderr, leaving stdout silent. */
 #define PFX		"kvmguest: "
 
+int kvmguest_print_map(unsigned long base, const struct kvmguest_label *labels, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		printf("%016lx %c %s\n", base + labels[i].offset, i + 1 < nr ? 'T' : 'A',
+		       labels[i].name);
+	return 0;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <errno.h>
@@ -158,10 +168,7 @@ static const unsigned char guest_code[] = {
  * guest's rip is its offset in the code segment, which starts at
  * GUEST_CODE_GPA; "guest_code_end" ends the last loop.
  */
-static const struct {
-	unsigned int	offset;
-	const char	*name;
-} guest_code_labels[] = {
+static const struct kvmguest_label guest_code_labels[] = {
 	{ 0x00, "pio_out_loop" },
 	{ 0x10, "pio_in_loop" },
 	{ 0x20, "mmio_write_loop" },
@@ -176,13 +183,8 @@ static const struct {
 
 static int kvmguest_map(void)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(guest_code_labels); i++)
-		printf("%016lx %c %s\n", GUEST_CODE_GPA + guest_code_labels[i].offset,
-		       i + 1 < ARRAY_SIZE(guest_code_labels) ? 'T' : 'A',
-		       guest_code_labels[i].name);
-	return KVMGUEST_OK;
+	return kvmguest_print_map(GUEST_CODE_GPA, guest_code_labels,
+				  ARRAY_SIZE(guest_code_labels));
 }
 
 struct guest_counts {

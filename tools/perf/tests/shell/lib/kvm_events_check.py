@@ -60,7 +60,8 @@ documented 0.4%.
   kvm_events_check.py guest-arm64 FILE WRITE READ HVC SYSREG
         the same for the arm64 guest: its MMIO accesses, PSCI_VERSION
         calls and trapped sysreg reads, exact; only IRQ exits bounded;
-        and each exit's time the span to its kvm_entry in perf script
+        and each exit's time the span to its kvm_entry in perf script;
+        with the guest's map of its loops, --key sym
   kvm_events_check.py halt-arm64 FILE HALTS
         the arm64 guest's halt form: a WFI exit and a wakeup per halt
         that trapped, the others IRQ exits, and its setup's exits
@@ -1301,11 +1302,36 @@ def script_exit_times(data):
     return exits
 
 
+def check_guest_arm64_sites(data, n):
+    """--key sym with the arm64 guest's map (perf test -w kvmguest map):
+    its MMIO accesses and calls in their loops, exactly; in vmexit, each
+    loop at least its own exits, and every exit in the guest's code"""
+    kallsyms = data + ".map"
+    with open(kallsyms, "w") as f:
+        f.write(perf(["test", "-w", "kvmguest", "map"]))
+    tables = {"mmio": {"mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
+                       "guest_done": 1},
+              "hypercall": {"hvc_loop": n["hvc"]}}
+    for analysis, want in tables.items():
+        got = {k["key"]: k["samples"] for k in report(data, [
+            "--event", analysis, "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
+        want = {k: v for k, v in want.items() if v}
+        if got != want:
+            fail(f"{data} {analysis} --key sym", f"sites {got}, expected {want}")
+    got = {k["key"]: k["samples"] for k in report(data, [
+        "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
+    loops = {"guest_setup": 1, "mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
+             "hvc_loop": n["hvc"], "sysreg_loop": n["sysreg"], "guest_done": 1}
+    if set(got) - set(loops) or any(got.get(k, 0) < v for k, v in loops.items()):
+        fail(f"{data} vmexit --key sym", f"sites {got}, expected at least {loops}")
+
+
 def cmd_guest_arm64(data, counts):
     cmd_once(data, [])
     n = dict(zip(("write", "read", "hvc", "sysreg"), counts))
     check_guest_exits(data, guest_arm64_vmexits(n), ARM64_HOST_EXITS)
     check_guest_tables(data, guest_arm64_tables(n))
+    check_guest_arm64_sites(data, n)
     # The times, from the events themselves: perf kvm stat, the oracle of
     # the x86 guest, gives other times on arm64 recordings.
     got = {k["key"]: [k["samples"], k["timed"], k["total_ns"]] for k in
