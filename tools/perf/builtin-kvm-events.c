@@ -1287,6 +1287,9 @@ static int kvm_events_diff(int argc, const char **argv)
 	if (args__finish(&args, "time"))
 		return 1;
 
+	if (!kvm_events_display__diff_sorts(&args.view))
+		return 1;
+
 	kvm_events__init(&old, argv[0]);
 	kvm_events__init(&new, argv[1]);
 	ret = kvm_events__load(&old);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/kernel.h>
 
+#include "debug.h"
 #include "kvm-events.h"
 #include "kvm-events-display.h"
 
@@ -495,6 +496,21 @@ static void print_diff_table(struct diff_sides *sides, const struct diff_row *ro
 }
 
 /* Both recordings' keys, joined by name, in the order of the sort keys */
+bool kvm_events_display__diff_sorts(const struct kvm_events_view *view)
+{
+	u32 i;
+
+	for (i = 0; i < view->sort.nr; i++) {
+		if (view->sort.by[i] != KVM_EVENTS_SORT_NAME &&
+		    view->sort.by[i] >= ARRAY_SIZE(diff_metrics)) {
+			pr_err("perf kvm-events diff: --key %s: diff compares no time on or off CPU\n",
+			       view->sort_names);
+			return false;
+		}
+	}
+	return true;
+}
+
 int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 			     const struct kvm_events_display *new, double new_s,
 			     FILE *fp)

@@ -773,6 +773,10 @@ static const struct {
 	{ "min_t",	KVM_EVENTS_SORT_MIN },
 	{ "mean_t",	KVM_EVENTS_SORT_MEAN },
 	{ "ev_name",	KVM_EVENTS_SORT_NAME },
+	{ "oncpu",	KVM_EVENTS_SORT_ONCPU },
+	{ "offcpu",	KVM_EVENTS_SORT_OFFCPU },
+	{ "preempted",	KVM_EVENTS_SORT_PREEMPTED },
+	{ "blocked",	KVM_EVENTS_SORT_BLOCKED },
 };
 
 static int sort_key__find(const char *name, enum kvm_events_sort *sort)

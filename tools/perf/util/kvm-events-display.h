@@ -117,6 +117,8 @@ void kvm_events_json_string(const char *str, FILE *fp);
 void kvm_events_json_u64(const char *name, u64 value, bool known, FILE *fp);
 /* ,value or an empty CSV cell where not @known */
 void kvm_events_csv_u64(u64 value, bool known, FILE *fp);
+/* Whether diff compares what each of the view's sort keys is; says why not */
+bool kvm_events_display__diff_sorts(const struct kvm_events_view *view);
 /* diff: @old's and @new's keys, recorded over @old_s and @new_s seconds */
 int kvm_events_display__diff(const struct kvm_events_display *old, double old_s,
 			     const struct kvm_events_display *new, double new_s,

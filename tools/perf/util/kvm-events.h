@@ -227,6 +227,11 @@ enum kvm_events_sort {
 	KVM_EVENTS_SORT_P90,
 	KVM_EVENTS_SORT_P99,
 	KVM_EVENTS_SORT_P99_9,
+	/* The time on and off CPU, in the order of enum kvm_events_cpu_part */
+	KVM_EVENTS_SORT_ONCPU,
+	KVM_EVENTS_SORT_OFFCPU,
+	KVM_EVENTS_SORT_PREEMPTED,
+	KVM_EVENTS_SORT_BLOCKED,
 	KVM_EVENTS_SORT_NAME,
 };
 

@@ -1155,6 +1155,9 @@ static double sort_value(const struct kvm_events_key *key, enum kvm_events_sort 
 		return key->stats.max;
 	if (sort == KVM_EVENTS_SORT_STDDEV)
 		return kvm_events_key__stddev(key);
+	if (sort >= KVM_EVENTS_SORT_ONCPU && sort <= KVM_EVENTS_SORT_BLOCKED)
+		return kvm_events_split__whole(key->split, key->timed) ?
+		       key->split->ns[sort - KVM_EVENTS_SORT_ONCPU] : 0;
 	return kvm_events_key__percentile(key, sort == KVM_EVENTS_SORT_P50 ? 50 :
 					  sort == KVM_EVENTS_SORT_P90 ? 90 :
 					  sort == KVM_EVENTS_SORT_P99 ? 99 : 99.9);

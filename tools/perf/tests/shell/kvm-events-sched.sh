@@ -12,7 +12,8 @@
 # event.  lib/kvm_events_check.py checks the truth against the records
 # themselves, then the report's keys and totals against the truth, read
 # from the file, from a pipe, in one thread and by perf's session code;
-# and that without switch records the report has none of these fields.
+# that --key offcpu sorts by it and diff refuses it; and that without
+# switch records the report has none of these fields.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -94,6 +95,30 @@ for variant in two-vms+switch two-vms+switch+system-wide \
 	# --per-vm: each key's split, and the totals'
 	kvm_events_check sched-keys "$data" "$scenario" || err=1
 done
+
+# --key offcpu sorts the keys by their time off CPU; diff compares none.
+data="$dir/sort.data"
+if "$KVMGEN" "$data" two-vms+switch 6000 > /dev/null; then
+	perf kvm-events report -i "$data" --key offcpu --json > "$dir/sort.json"
+	if ! python3 - "$dir/sort.json" <<'EOF'
+import json, sys
+off = [k["offcpu_ns"] for k in json.load(open(sys.argv[1]))["keys"]]
+sys.exit(not off or off[0] == 0 or off != sorted(off, reverse=True))
+EOF
+	then
+		echo "FAIL: --key offcpu: the keys are not sorted by offcpu_ns"
+		err=1
+	fi
+	if perf kvm-events diff --key offcpu "$data" "$data" > /dev/null 2> "$dir/diff.err" ||
+	   ! grep -q "diff compares no time on or off CPU" "$dir/diff.err"; then
+		echo "FAIL: diff --key offcpu was not refused:"
+		cat "$dir/diff.err"
+		err=1
+	fi
+else
+	echo "FAIL: kvmgen two-vms+switch"
+	err=1
+fi
 
 # Without switch records (kvmgen without +switch), no split in the report
 data="$dir/plain.data"
