@@ -996,8 +996,8 @@ static const struct option analysis_options[] = {
 /* Taken by report, live and diff: which keys, and in what order */
 static const struct option sort_options[] = {
 	OPT_CALLBACK('k', "key", &args.view, "key[,key...]",
-		     "sort by these, in turn, then by name: " KVM_EVENTS_SORT_NAMES
-		     "; rip or sym: key by the guest code that exits",
+		     "rip or sym: key by the guest code that exits; "
+		     "sort by these, in turn, then by name: " KVM_EVENTS_SORT_NAMES,
 		     parse_sort),
 	OPT_STRING(0, "guest-kallsyms", &args.guest_kallsyms, "file",
 		   "the guest's /proc/kallsyms or System.map, to name --key rip and sym"),
