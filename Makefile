@@ -38,14 +38,15 @@ PERF      := $(CURDIR)/perf
 JOBS      ?= $(shell nproc)
 
 # Only what the kvm-events command and its tests use; everything else off,
-# so that the build needs just libtraceevent, libelf, zlib and pthread, and
+# so that the build needs just libtraceevent, libelf, zlib and pthread,
+# libslang for --tui (without it perf builds, and --tui says why not), and
 # clang for the BPF skeletons of live --use-bpf (BUILD_BPF_SKEL=1: the
 # tree's libbpf, built static, and its bootstrap bpftool).  Where clang is
 # missing, perf's Makefile.config turns the skeletons off with a warning
 # and --use-bpf says what is missing; EXTRA_PERF_FLAGS=BUILD_BPF_SKEL=0
 # does the same on purpose.
 PERF_FEATURES := NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=1 \
-	NO_LIBUNWIND=1 NO_LIBDW=1 NO_SLANG=1 NO_GTK2=1 NO_LIBNUMA=1 \
+	NO_LIBUNWIND=1 NO_LIBDW=1 NO_GTK2=1 NO_LIBNUMA=1 \
 	NO_LIBCAP=1 NO_LIBBABELTRACE=1 NO_LIBCRYPTO=1 NO_JVMTI=1 NO_LIBLLVM=1 \
 	NO_LIBPFM4=1 NO_LIBZSTD=1 NO_LZMA=1 NO_SDT=1 NO_LIBAUDIT=1 \
 	NO_LIBDEBUGINFOD=1 NO_CAPSTONE=1 NO_DEMANGLE=1 NO_LIBTRACEEVENT=0
@@ -79,7 +80,7 @@ define build-kvmgen
 	fi
 endef
 
-.PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional \
+.PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional deps-check \
 	tree check vm-check run series series-check bench fuzz clean FORCE
 
 all: perf
@@ -90,6 +91,12 @@ deps:
 # The arm64 cross toolchain and the arm64 builds of perf's libraries
 deps-arm64:
 	@scripts/deps.sh --arm64
+
+# What make check's tests use: tmux for the browser, Prometheus and
+# node_exporter for the metrics.  Where they cannot be installed (not
+# root), the tests that need them skip and say why.
+deps-check:
+	-@scripts/deps.sh --check
 
 # What only some tests use (they skip without it): Chromium
 deps-optional:
@@ -128,7 +135,7 @@ perf-arm64: deps deps-arm64 tree
 	@PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) PKG_CONFIG_PATH= \
 		$(MAKE) -s -C $(TREE)/tools/perf O=$(ARM64_OUT) -j$(JOBS) \
 		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-		$(PERF_FEATURES) $(EXTRA_PERF_FLAGS) \
+		$(PERF_FEATURES) NO_SLANG=1 $(EXTRA_PERF_FLAGS) \
 		>$(BUILD)/perf-arm64-build.log 2>&1 || \
 		{ grep -E -B2 -A4 'error|Error' $(BUILD)/perf-arm64-build.log | head -60; \
 		  echo "error: arm64 perf build failed, see $(BUILD)/perf-arm64-build.log" >&2; exit 1; }
@@ -179,13 +186,13 @@ perf-san: deps tree
 	$(call build-kvmgen,$(SAN_OUT))
 
 ifeq ($(SANITIZE),1)
-check: perf-san
+check: perf-san deps-check
 	@mkdir -p $(dir $(SAN_LOG))
 	@$(SAN_ENV) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
 else
 # and the arm64 guest tests, with the arm64 perf, in the arm64 test
 # machine (the sanitized run leaves them out: no arm64 ASan perf)
-check: perf perf-arm64
+check: perf perf-arm64 deps-check
 	@ARM64_PERF=$(ARM64_OUT)/perf scripts/check.sh $(PERF) $(BASE) $(TREE)
 endif
 

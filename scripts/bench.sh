@@ -22,6 +22,7 @@
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
 # vmx+switch and vmx+switch+system-wide, with the context switch records
 # of record --sched (read in one part, as they must be);
+# the browser's refresh of 10,000 keys (report --tui, in tmux);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
 # Last, the guest's slowdown under each recorder, and under perf kvm-events
@@ -249,6 +250,38 @@ rm -rf "$out"
 mkdir -p "$out" || exit 1
 trap 'rm -rf "$out"/*.data "$out"/*.pipe "$out"/*.dir' EXIT
 
+# browser_refresh FILE [taskset -c 0]: what the slowest refresh of report
+# --tui --key rip over FILE cost, as perf -v says it: "X ms with N keys"
+browser_refresh() {
+	local f=$1 sock=$out/tmux.sock line
+	shift
+	tmux -S "$sock" new-session -d -x 200 -y 50 \
+		"$* $perf kvm-events -v report --tui --key rip -i $f 2> $out/browser.log"
+	for _ in $(seq 100); do
+		tmux -S "$sock" capture-pane -p 2> /dev/null | grep -q '^q quit' && break
+		sleep 0.1
+	done
+	tmux -S "$sock" send-keys q
+	for _ in $(seq 100); do
+		line=$(sed -n 's/.*the slowest \(.*\)$/\1/p' "$out/browser.log" 2> /dev/null)
+		[ -n "$line" ] && break
+		sleep 0.1
+	done
+	tmux -S "$sock" kill-server 2> /dev/null
+	echo "${line:-not measured}"
+}
+
+# The browser's refresh with 10,000 keys (kvmgen vmx 10200 with --key
+# rip): merged, sorted and drawn, where tmux can run it
+bench_browser() {
+	local f=$out/browser.data
+	command -v tmux > /dev/null || { echo "browser: no tmux, not measured"; return; }
+	"$kvmgen" "$f" vmx 10200 > /dev/null 2>&1 || return
+	echo "browser (report --tui --key rip, one refresh; target under 50 ms):" \
+		"$(browser_refresh "$f"); on 1 CPU: $(browser_refresh "$f" taskset -c 0)"
+	rm -f "$f"
+}
+
 header() {
 	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F), perf $($perf version | cut -d' ' -f3)"
 	echo "x upstream: how many times faster than perf kvm stat report; x cat: wall time over cat's"
@@ -275,6 +308,7 @@ for modifier in system-wide threads pipe switch switch+system-wide; do
 	bench_input "vmx+$modifier $pairs" "$f"
 	rm -rf "$f"*
 done
+bench_browser
 
 if [ -c /dev/kvm ] && [ "$(id -u)" = 0 ]; then
 	record_guest "$out" && bench_guest

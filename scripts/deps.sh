@@ -13,14 +13,19 @@
 # A package named PKG:arm64 is the arm64 build of PKG, installed beside the
 # host's: dpkg is told of the foreign architecture first, and the archive
 # is asked again for its arm64 lists.
+# libslang2-dev gives --tui its terminal.
+# deps.sh --check: what make check's tests use, and skip without: tmux
+#   drives the browser; Prometheus and node_exporter scrape the metrics
 # clang compiles the BPF programs (live --use-bpf) with the tree's libbpf
 # and bpftool; without it perf still builds, and --use-bpf says why not.
 OPTIONAL="chromium"
+CHECK="tmux prometheus prometheus-node-exporter"
 ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libelf-dev:arm64
 	libtraceevent-dev:arm64 zlib1g-dev:arm64"
 [ "${1:-}" = --optional ] && set -- $OPTIONAL
+[ "${1:-}" = --check ] && set -- $CHECK
 [ "${1:-}" = --arm64 ] && set -- $ARM64
-PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev xz-utils perl python3 clang}
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev libslang2-dev xz-utils perl python3 clang}
 
 missing=""
 for p in $PKGS; do

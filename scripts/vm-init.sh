@@ -17,6 +17,8 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+# Loopback, for the tests that serve and scrape metrics over HTTP
+ip link set lo up 2> /dev/null || ifconfig lo 127.0.0.1 up
 
 fail() {
 	echo "test machine: $*"

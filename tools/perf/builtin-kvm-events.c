@@ -33,11 +33,13 @@
 #include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-events.h"
+#include "util/kvm-events-browse.h"
 #include "util/kvm-events-display.h"
 #include "util/kvm-events-heatmap.h"
 #include "util/kvm-events-sched.h"
 #include "util/kvm-events-sites.h"
 #include "util/kvm-events-live.h"
+#include "util/kvm-events-metrics.h"
 #include "util/machine.h"
 #include "util/sample.h"
 #include "util/session.h"
@@ -67,6 +69,9 @@ struct kvm_events_args {
 	bool				stats;
 	bool				force;
 	bool				generic_reader;
+	struct kvm_events_metrics	metrics;	/* --metrics-* */
+	bool				tui;		/* --tui */
+	bool				stdio;		/* --stdio */
 };
 
 /* One recording, read into a report */
@@ -496,10 +501,11 @@ static int read_in_child(struct kvm_events *kvm)
 {
 	pid_t parent = getpid(), pid;
 	int fds[2], status;
+	static bool in_child;	/* a file read again, as the browser does */
 	char done = 0;
 
 	kvm->header_fd = -1;
-	if (pipe(fds))
+	if (in_child || pipe(fds))
 		return 0;
 	fflush(NULL);
 	pid = fork();
@@ -508,6 +514,7 @@ static int read_in_child(struct kvm_events *kvm)
 		size_t i;
 
 		close(fds[0]);
+		in_child = true;
 		kvm->header_fd = fds[1];
 		/* A crash the input sets off is the parent's to tell. */
 		for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
@@ -976,8 +983,78 @@ static int args__finish(struct kvm_events_args *a, const char *sort)
 	return ret;
 }
 
+/*
+ * The browser, or the tables: --tui or --stdio where given, else the
+ * browser for live on a terminal, as perf top chooses; report prints its
+ * tables unless asked, as scripts and pipes expect.  -1: a bad choice.
+ */
+static int args__tui(struct kvm_events_args *a, bool by_default)
+{
+	if (a->tui && a->stdio) {
+		pr_err("perf kvm-events %s: --tui and --stdio: choose one\n", kvm_events_cmd);
+		return -1;
+	}
+	if (a->tui && !KVM_EVENTS_HAVE_TUI) {
+		pr_err("perf kvm-events %s: --tui: this perf was built without libslang; install libslang2-dev and build it again, or use --stdio\n",
+		       kvm_events_cmd);
+		return -1;
+	}
+	if (a->tui && !isatty(STDOUT_FILENO)) {
+		pr_err("perf kvm-events %s: --tui: the standard output is not a terminal\n",
+		       kvm_events_cmd);
+		return -1;
+	}
+	if (a->tui && (a->view.format != KVM_EVENTS_FORMAT_TABLE || a->opts.group ||
+		       a->opts.top)) {
+		pr_err("perf kvm-events %s: --tui: not with --json, --csv, --per-vcpu, --per-vm or --top; the browser filters VMs and vcpus with p and v\n",
+		       kvm_events_cmd);
+		return -1;
+	}
+	if (a->tui)
+		return 1;
+	return !a->stdio && by_default && KVM_EVENTS_HAVE_TUI &&
+	       a->view.format == KVM_EVENTS_FORMAT_TABLE && isatty(STDOUT_FILENO);
+}
+
+static int parse_metrics_by(const struct option *opt, const char *arg, int unset)
+{
+	struct kvm_events_metrics *m = opt->value;
+
+	return kvm_events_metrics__set_by(m, kvm_events_cmd, unset ? "key" : arg);
+}
+
+static int parse_max_series(const struct option *opt, const char *arg, int unset)
+{
+	u32 *max = opt->value;
+
+	*max = 0;
+	return unset ? 0 : parse_u32("--metrics-max-series", arg, 1, 1U << 24, max);
+}
+
+/*
+ * The metrics' labels need the report's keys per VM or vcpu (the tables
+ * are then per VM or vcpu too), and their histogram.
+ */
+static void args__metrics(struct kvm_events_args *a)
+{
+	if (!kvm_events_metrics__wanted(&a->metrics))
+		return;
+	if (!a->metrics.by_set)
+		kvm_events_metrics__set_by(&a->metrics, kvm_events_cmd, KVM_EVENTS_METRICS_BY);
+	a->opts.group = kvm_events_metrics__group(&a->metrics, a->opts.group);
+	a->opts.histogram = true;
+}
+
+/* The browser's source keeps each vcpu's events, with every statistic. */
+static void args__for_tui(struct kvm_events_args *a)
+{
+	a->opts.group = KVM_EVENTS_GROUP_VCPU;
+	a->opts.percentiles = a->opts.stddev = a->opts.histogram = true;
+}
+
 static void args__exit(struct kvm_events_args *a)
 {
+	kvm_events_metrics__stop(&a->metrics);
 	kvm_events_guest_symbols__exit(&a->guest_symbols);
 	intlist__delete(a->opts.pids);
 	free(a->opts.vcpu_ranges);
@@ -1021,6 +1098,22 @@ static const struct option read_options[] = {
 };
 
 /* Report and live print the tables of the --fields columns. */
+/* report's and live's: Prometheus metrics */
+#define OPT_METRICS_FILE						\
+	OPT_STRING(0, "metrics-file", &args.metrics.file, "path",	\
+		   "write Prometheus metrics to this file, atomically")
+#define OPT_METRICS_LISTEN						\
+	OPT_STRING(0, "metrics-listen", &args.metrics.listen, "[addr:]port", \
+		   "serve Prometheus metrics on /metrics (address: 127.0.0.1)")
+#define OPT_METRICS_BY							\
+	OPT_CALLBACK(0, "metrics-by", &args.metrics, "labels",		\
+		     "the metrics' labels besides the key: vm (default), vcpu, or key alone", \
+		     parse_metrics_by)
+#define OPT_METRICS_MAX_SERIES						\
+	OPT_CALLBACK(0, "metrics-max-series", &args.metrics.max_series, "n", \
+		     "write at most n keys' series, the busiest (default: 10000)", \
+		     parse_max_series)
+
 #define OPT_FIELDS							\
 	OPT_CALLBACK(0, "fields", &args.view, "fields",			\
 		     "columns to show, any of: " KVM_EVENTS_STATS_FIELDS,	\
@@ -1145,12 +1238,60 @@ static int print_report(struct kvm_events *kvm)
 	return ret;
 }
 
+/* The metrics' labels, file and port, checked before the recording is read */
+static int report_open_metrics(void)
+{
+	if (!kvm_events_metrics__wanted(&args.metrics))
+		return 0;
+	args__metrics(&args);
+	return kvm_events_metrics__open(&args.metrics, "report");
+}
+
+/*
+ * --metrics-file: the recording's metrics, written once; --metrics-listen:
+ * served until SIGINT or SIGTERM, by a thread started in the process that
+ * read the recording (see read_in_child()).
+ */
+static int report_metrics(struct kvm_events *kvm)
+{
+	struct kvm_events_display display = kvm_events__display(kvm);
+	sigset_t stop;
+	int sig;
+
+	if (!kvm_events_metrics__wanted(&args.metrics))
+		return 0;
+	/* Blocked before the server's thread starts, so that it has them blocked too */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	if (args.metrics.listen)
+		pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (kvm_events_metrics__serve(&args.metrics, "report") ||
+	    kvm_events_metrics__publish(&args.metrics, &display))
+		return -1;
+	if (!args.metrics.listen)
+		return 0;
+	pr_info("perf kvm-events report: serving %s's metrics on %s until SIGINT or SIGTERM\n",
+		kvm->input, args.metrics.listen);
+	sigwait(&stop, &sig);
+	kvm_events_metrics__stop(&args.metrics);
+	return 0;
+}
+
 static const struct option report_options[] = {
 	OPT_STRING('i', "input", &args.input, "file", "input file name"),
+	/* The recording's metrics, once */
+	OPT_METRICS_FILE,
+	OPT_METRICS_LISTEN,
+	OPT_METRICS_BY,
+	OPT_METRICS_MAX_SERIES,
+	/* Browse, or print */
+	OPT_BOOLEAN(0, "tui", &args.tui, "browse the report in the terminal"),
+	OPT_BOOLEAN(0, "stdio", &args.stdio, "print the report's tables (the default)"),
 	OPT_FIELDS,
 	OPT_BOOLEAN(0, "stats", &args.stats,
 		    "show every statistic: " KVM_EVENTS_STATS_FIELDS),
-	OPT_BOOLEAN(0, "histogram", &args.opts.histogram,
+	OPT_BOOLEAN(0, "histogram", &args.view.histogram,
 		    "draw a log2 latency histogram of each key"),
 	OPT_STRING(0, "heatmap", &args.opts.heatmap, "file.svg",
 		   "draw the busiest keys' latencies over time into an SVG"),
@@ -1179,6 +1320,98 @@ static const char * const report_usage[] = {
 	NULL
 };
 
+/* report --tui: the browser over the recording, read again for another analysis */
+struct report_browse {
+	struct kvm_events_browse_source	src;
+	struct kvm_events		kvm;
+};
+
+static struct kvm_events_report *report_browse__get(struct kvm_events_browse_source *src,
+						    struct machine **machine)
+{
+	struct report_browse *rb = container_of(src, struct report_browse, src);
+
+	if (machine)
+		*machine = &rb->kvm.session->machines.host;
+	return &rb->kvm.report;
+}
+
+static void report_browse__put(struct kvm_events_browse_source *src __maybe_unused)
+{
+}
+
+static int report_browse__load(struct report_browse *rb,
+			       const struct kvm_events_analysis *analysis)
+{
+	kvm_events__exit(&rb->kvm);
+	args.analysis = analysis;
+	kvm_events__init(&rb->kvm, args.input);
+	return kvm_events__load(&rb->kvm);
+}
+
+static int report_browse__analysis(struct kvm_events_browse_source *src,
+				   const struct kvm_events_analysis *analysis)
+{
+	struct report_browse *rb = container_of(src, struct report_browse, src);
+	const struct kvm_events_analysis *was = args.analysis;
+	int ret = report_browse__load(rb, analysis);
+
+	/* The browser needs a report: the one it had, read again */
+	if (ret && report_browse__load(rb, was))
+		return ret;
+	return ret;
+}
+
+/* --heatmap's SVG, from the report without the browser's grouping */
+static int report_heatmap(void)
+{
+	struct kvm_events whole;
+	int ret;
+
+	kvm_events__init(&whole, args.input);
+	ret = kvm_events__load(&whole);
+	if (!ret) {
+		struct kvm_events_display display = kvm_events__display(&whole);
+
+		ret = kvm_events_heatmap__write(&display, whole.opts.heatmap);
+	}
+	kvm_events__exit(&whole);
+	return ret;
+}
+
+static int report_tui(void)
+{
+	struct report_browse rb = {
+		.src = {
+			.title		= args.input ?: "perf.data",
+			.view		= &args.view,
+			.get		= report_browse__get,
+			.put		= report_browse__put,
+			.set_analysis	= report_browse__analysis,
+		},
+	};
+	int ret;
+
+	/* One page for the metrics, one screen for the browser: not both */
+	if (kvm_events_metrics__wanted(&args.metrics)) {
+		pr_err("perf kvm-events report: --tui: not with --metrics-file or --metrics-listen\n");
+		return -EINVAL;
+	}
+	ret = args.opts.heatmap ? report_heatmap() : 0;
+	if (ret)
+		return ret;
+	args.opts.heatmap = NULL;
+	args__for_tui(&args);
+	kvm_events__init(&rb.kvm, args.input);
+	ret = kvm_events__load(&rb.kvm);
+	if (!ret) {
+		kvm_events_view__fit(&args.view, &rb.kvm.report, rb.kvm.input);
+		ret = kvm_events_browse__run(&rb.src, args.analysis);
+	}
+	kvm_events__exit(&rb.kvm);
+	return ret;
+}
+
 static int kvm_events_report(int argc, const char **argv)
 {
 	struct kvm_events kvm;
@@ -1191,11 +1424,17 @@ static int kvm_events_report(int argc, const char **argv)
 				       argv[0]);
 	if (args__finish(&args, "sample"))
 		return 1;
+	ret = args__tui(&args, false);
+	if (ret)
+		return ret < 0 || report_tui() ? 1 : 0;
+	if (report_open_metrics())
+		return 1;
 
 	kvm_events__init(&kvm, args.input);
 	ret = kvm_events__load(&kvm);
 	if (!ret)
 		ret = print_report(&kvm);
+	ret = ret ?: report_metrics(&kvm);
 	kvm_events__exit(&kvm);
 	return ret ? 1 : 0;
 }
@@ -1329,6 +1568,14 @@ static int parse_map_entries(const struct option *opt, const char *arg, int unse
 }
 
 static const struct option live_options[] = {
+	OPT_BOOLEAN(0, "tui", &args.tui, "browse the table in the terminal, the default on one"),
+	OPT_BOOLEAN(0, "stdio", &args.stdio, "print the tables at each refresh"),
+	/* The metrics, at each refresh */
+	OPT_METRICS_FILE,
+	OPT_METRICS_LISTEN,
+	OPT_METRICS_BY,
+	OPT_METRICS_MAX_SERIES,
+	/* How and what it watches */
 	OPT_CALLBACK('d', "delay", &args.delay, "secs",
 		     "seconds between refreshes (default: 1)", parse_delay),
 	OPT_BOOLEAN('b', "use-bpf", &args.use_bpf,
@@ -1363,7 +1610,8 @@ static int live_bpf(int argc, const char **argv)
 		.analysis = args.analysis, .opts = &args.opts, .view = &args.view,
 		.delay = args.delay, .map_entries = args.bpf_map_entries,
 		.pids = live_args.pid, .all = live_args.system_wide,
-		.argc = argc, .argv = argv,
+		.argc = argc, .argv = argv, .tui = live_args.tui,
+		.metrics = &args.metrics,
 	};
 
 	if (live_args.tid || live_args.cpu_list || live_args.mmap_pages) {
@@ -1375,6 +1623,18 @@ static int live_bpf(int argc, const char **argv)
 	return kvm_events_bpf__live(&bpf_args);
 }
 
+/* Before any event: a bad folder or a port in use is said at once. */
+static int live_open_metrics(void)
+{
+	if (!kvm_events_metrics__wanted(&args.metrics))
+		return 0;
+	args__metrics(&args);
+	args.metrics.live = true;
+	live_args.metrics = &args.metrics;
+	return kvm_events_metrics__open(&args.metrics, "live") ?:
+	       kvm_events_metrics__serve(&args.metrics, "live");
+}
+
 static int kvm_events_live(int argc, const char **argv)
 {
 	int ret;
@@ -1382,6 +1642,14 @@ static int kvm_events_live(int argc, const char **argv)
 	argc = parse_options(argc, argv, live_options, live_usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (args__finish(&args, "sample"))
+		return 1;
+	ret = args__tui(&args, true);
+	if (ret < 0)
+		return 1;
+	live_args.tui = ret;
+	if (ret)
+		args__for_tui(&args);
+	if (live_open_metrics())
 		return 1;
 	if (args.bpf_map_entries && !args.use_bpf) {
 		pr_err("perf kvm-events live: --bpf-map-entries: only with --use-bpf\n");

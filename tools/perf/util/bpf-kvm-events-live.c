@@ -22,7 +22,9 @@
 
 #include "debug.h"
 #include "kvm-events.h"
+#include "kvm-events-browse.h"
 #include "kvm-events-display.h"
+#include "kvm-events-metrics.h"
 #include "bpf-kvm-events.h"
 
 /* The longest wait for a Ctrl-C or the workload's end, in ms */
@@ -46,6 +48,12 @@ struct bpf_live {
 	const struct kvm_events_bpf_live	*args;
 	struct kvm_events_bpf			*bpf;
 	struct snapshot				last;	/* at the last refresh */
+	/* --tui: the browser reads the maps on its own timer */
+	struct kvm_events_browse_source		browse;
+	struct snapshot				browsed;
+	pid_t					workload;
+	int					status;
+	bool					workload_ended;
 	unsigned int				nr_prints;
 	bool					clear;	/* a terminal: print in place */
 };
@@ -76,6 +84,16 @@ static struct kvm_events_display display_of(struct bpf_live *live, struct snapsh
 		.report	= &s->report,
 		.input	= "bpf",
 	};
+}
+
+/* --metrics-*: what the maps hold, at each refresh and at the end */
+static int publish(struct bpf_live *live, struct snapshot *s)
+{
+	struct kvm_events_display display = display_of(live, s);
+
+	if (live->args->metrics && kvm_events_metrics__wanted(live->args->metrics))
+		kvm_events_metrics__publish(live->args->metrics, &display);
+	return 0;
 }
 
 static const struct kvm_events_key *find_key(const struct snapshot *s,
@@ -149,6 +167,7 @@ static int live__refresh(struct bpf_live *live)
 		snapshot__exit(&now);
 		return -ENOMEM;
 	}
+	publish(live, &now);
 	if (live->clear)
 		printf("\033[H\033[2J");
 	printf("perf kvm-events live --use-bpf, refresh %u:\n\n", ++live->nr_prints);
@@ -166,7 +185,8 @@ static int print_final(struct bpf_live *live)
 	struct snapshot end;
 	int err = snapshot__read(live, &end, true);
 
-	if (!err) {
+	err = err ?: publish(live, &end);
+	if (!err && !live->args->tui) {
 		printf("\nperf kvm-events live --use-bpf, at the end:");
 		print_tables(live, &end);
 		fflush(stdout);
@@ -241,11 +261,68 @@ static int workload_status(int status)
 				       WTERMSIG(status) == SIGTERM) ? 0 : 1;
 }
 
+static struct kvm_events_report *browse__get(struct kvm_events_browse_source *src,
+					     struct machine **machine)
+{
+	struct bpf_live *live = container_of(src, struct bpf_live, browse);
+
+	if (machine)
+		*machine = NULL;
+	if (snapshot__read(live, &live->browsed, false)) {
+		snapshot__exit(&live->browsed);
+		return NULL;
+	}
+	publish(live, &live->browsed);
+	return &live->browsed.report;
+}
+
+static void browse__put(struct kvm_events_browse_source *src)
+{
+	struct bpf_live *live = container_of(src, struct bpf_live, browse);
+
+	snapshot__exit(&live->browsed);
+}
+
+/* The workload reaped once it ends; the last screen stays up until q */
+static bool browse__ended(struct kvm_events_browse_source *src)
+{
+	struct bpf_live *live = container_of(src, struct bpf_live, browse);
+
+	if (live->workload > 0 && !live->workload_ended &&
+	    waitpid(live->workload, &live->status, WNOHANG) == live->workload)
+		live->workload_ended = true;
+	return live->workload_ended;
+}
+
+/* The browser in this thread: the kernel pairs the events, nothing to read */
+static int browse(struct bpf_live *live, pid_t workload, int *status)
+{
+	int err;
+
+	live->browse = (struct kvm_events_browse_source){
+		.title	= "live --use-bpf",
+		.view	= live->args->view,
+		.delay	= live->args->delay,
+		.get	= browse__get,
+		.put	= browse__put,
+		.ended	= browse__ended,
+	};
+	live->workload = workload;
+	err = kvm_events_browse__run(&live->browse, live->args->analysis);
+	*status = live->status;
+	if (err)
+		return -1;
+	return live->workload_ended;
+}
+
 /* Refreshes every --delay seconds until Ctrl-C or the workload's end */
 static int run(struct bpf_live *live, pid_t workload, int *status)
 {
 	u64 delay = live->args->delay * 1000ULL, next = monotonic_ms() + delay;
 
+	/* The browser refreshes on its own timer. */
+	if (live->args->tui)
+		return browse(live, workload, status);
 	while (!READ_ONCE(live_done)) {
 		u64 now;
 

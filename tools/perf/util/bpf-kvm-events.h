@@ -33,6 +33,8 @@ struct kvm_events_bpf_live {
 	bool					all;	/* -a */
 	int					argc;	/* the command */
 	const char				**argv;
+	bool					tui;	/* the browser */
+	struct kvm_events_metrics		*metrics;	/* --metrics-* */
 };
 
 #ifdef HAVE_BPF_SKEL

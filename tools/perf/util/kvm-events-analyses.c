@@ -97,6 +97,18 @@ const char *kvm_events_analysis__names(void)
 	return names;
 }
 
+/* The analysis after @analysis in the table, the first after NULL; NULL after the last */
+const struct kvm_events_analysis *
+kvm_events_analysis__next(const struct kvm_events_analysis *analysis)
+{
+	size_t i;
+
+	for (i = 0; analysis && i < ARRAY_SIZE(analyses) && analyses[i] != analysis; i++)
+		;
+	i = analysis ? i + 1 : 0;
+	return i < ARRAY_SIZE(analyses) ? analyses[i] : NULL;
+}
+
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis)
 {
 	return analysis->name;

@@ -159,7 +159,7 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 			kvm_events_key__percentile_exact(key) ? "true" : "false");
 	}
 	json_split(d, key, fp);
-	if (d->report->opts.histogram)
+	if (d->view->histogram)
 		json_histogram(key, fp);
 	fprintf(fp, ", \"idle\": %s}",
 		kvm_events_report__is_idle(d->report, key->key) ?

@@ -238,6 +238,7 @@ void kvm_events_view__needs(const struct kvm_events_view *view,
 	int i;
 
 	opts->site = view->site;
+	opts->histogram |= view->histogram;
 	/* JSON and CSV give every statistic. */
 	if (view->format != KVM_EVENTS_FORMAT_TABLE)
 		opts->percentiles = opts->stddev = true;
@@ -567,7 +568,7 @@ static void print_table(const struct kvm_events_display *d, struct kvm_events_ke
 		print_header(d, width, fp);
 		print_rows(d, keys, nr, true, width, fp);
 	}
-	for (i = 0; d->report->opts.histogram && i < nr; i++)
+	for (i = 0; d->view->histogram && i < nr; i++)
 		print_histogram(keys[i], fp);
 }
 
@@ -878,6 +879,104 @@ int kvm_events_display__report(const struct kvm_events_display *d)
 	return 0;
 }
 
+static void print_interval_header(const struct kvm_events_display *d, int width, FILE *fp)
+{
+	fprintf(fp, "%*s %10s %13s %13s %15s\n\n", width, kvm_events_report__column(d->report),
+		"Samples", "Samples%", "Time%", "Avg time");
+}
+
+static void print_interval_row(struct kvm_events_key *key,
+			       const struct kvm_events_table_totals *totals, int width, FILE *fp)
+{
+	fprintf(fp, "%*s %10" PRIu64 " %12.2f%%", width, key->name, key->samples,
+		kvm_events_samples_share(key, totals));
+	if (key->timed) {
+		fprintf(fp, " %12.2f%%", kvm_events_time_share(key, totals));
+		print_time(kvm_events_avg_ns(key, totals), 14, fp);
+		fprintf(fp, "\n");
+	} else {
+		fprintf(fp, " %13s %14s\n", "-", "-");
+	}
+}
+
+/*
+ * The pieces of a table, for the browser (kvm-events-browse.c):
+ * the report's own printers, so that its rows are the report's.
+ */
+int kvm_events_display__key_width(struct kvm_events_key **keys, size_t nr)
+{
+	return key_width(keys, nr);
+}
+
+void kvm_events_display__table_totals(const struct kvm_events_display *d,
+				      struct kvm_events_key **keys, size_t nr,
+				      struct kvm_events_table_totals *totals)
+{
+	size_t i;
+
+	/* An interval's table has no idle part: its totals are every row's. */
+	if (d->interval) {
+		totals->samples = totals->total_ns = 0;
+		for (i = 0; i < nr; i++) {
+			totals->samples += keys[i]->samples;
+			totals->total_ns += keys[i]->total_ns;
+		}
+		return;
+	}
+	rows_totals(d, keys, nr, false, totals);
+}
+
+void kvm_events_display__header(const struct kvm_events_display *d, int width, FILE *fp)
+{
+	if (d->interval)
+		print_interval_header(d, width, fp);
+	else
+		print_header(d, width, fp);
+}
+
+void kvm_events_display__row(const struct kvm_events_display *d, struct kvm_events_key *key,
+			     const struct kvm_events_table_totals *totals, int width, FILE *fp)
+{
+	if (d->interval)
+		print_interval_row(key, totals, width, fp);
+	else
+		print_row(d, key, totals, width, fp);
+}
+
+void kvm_events_display__cells(const struct kvm_events_display *d, struct kvm_events_key *key,
+			       const struct kvm_events_table_totals *totals, FILE *fp)
+{
+	int i;
+
+	for (i = 0; i < d->view->nr_columns; i++)
+		print_cell(d->view->columns[i], key, totals, fp);
+}
+
+void kvm_events_display__cell_headers(const struct kvm_events_display *d, FILE *fp)
+{
+	int i;
+
+	for (i = 0; i < d->view->nr_columns; i++)
+		fprintf(fp, " %*s", column_width(d->view->columns[i]), d->view->columns[i]->header);
+}
+
+void kvm_events_display__histogram(struct kvm_events_key *key, FILE *fp)
+{
+	print_histogram(key, fp);
+}
+
+const char *kvm_events_view__column_name(const struct kvm_events_view *view, int i)
+{
+	return view->columns[i]->name;
+}
+
+bool kvm_events_view__sorts_by(const char *name)
+{
+	enum kvm_events_sort sort;
+
+	return !sort_key__find(name, &sort);
+}
+
 void kvm_events_display__interval(const struct kvm_events_display *d,
 				  struct kvm_events_key **keys, size_t nr,
 				  double seconds, FILE *fp)
@@ -890,19 +989,9 @@ void kvm_events_display__interval(const struct kvm_events_display *d,
 		totals.samples += keys[i]->samples;
 		totals.total_ns += keys[i]->total_ns;
 	}
-	fprintf(fp, "Last %.2fs:\n\n%*s %10s %13s %13s %15s\n\n", seconds, width,
-		kvm_events_report__column(d->report), "Samples",
-		"Samples%", "Time%", "Avg time");
-	for (i = 0; i < nr; i++) {
-		fprintf(fp, "%*s %10" PRIu64 " %12.2f%%", width, keys[i]->name,
-			keys[i]->samples, kvm_events_samples_share(keys[i], &totals));
-		if (keys[i]->timed) {
-			fprintf(fp, " %12.2f%%", kvm_events_time_share(keys[i], &totals));
-			print_time(kvm_events_avg_ns(keys[i], &totals), 14, fp);
-			fprintf(fp, "\n");
-		} else {
-			fprintf(fp, " %13s %14s\n", "-", "-");
-		}
-	}
+	fprintf(fp, "Last %.2fs:\n\n", seconds);
+	print_interval_header(d, width, fp);
+	for (i = 0; i < nr; i++)
+		print_interval_row(keys[i], &totals, width, fp);
 	fprintf(fp, "\nSamples:%" PRIu64 " in the last interval.\n", totals.samples);
 }

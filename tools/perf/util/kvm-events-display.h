@@ -39,6 +39,7 @@ struct kvm_events_view {
 	const char		*sort_names;	/* --key as given */
 	enum kvm_events_site	site;		/* --key rip or sym */
 	bool			split_idle;
+	bool			histogram;	/* --histogram: draw each key's */
 	/* The filters as the user wrote them: titles, JSON and CSV echo them. */
 	const char		*vcpus;
 	const char		*pids;
@@ -55,6 +56,8 @@ struct kvm_events_display {
 	/* The header's first and last sample times; equal: not recorded */
 	u64				header_first;
 	u64				header_last;
+	/* The browser's table of an interval: counts, no statistics */
+	bool				interval;
 };
 
 /* --fields LIST into view->columns; @cmd names the subcommand in errors */
@@ -79,6 +82,28 @@ void kvm_events_display__tables(const struct kvm_events_display *d,
 void kvm_events_display__interval(const struct kvm_events_display *d,
 				  struct kvm_events_key **keys, size_t nr,
 				  double seconds, FILE *fp);
+/*
+ * The pieces of a table, for a browser (kvm-events-browse.c): the
+ * key column's width, the totals that shares are of, the header and a
+ * row, each line ending in a newline; with d->interval, those of live's
+ * interval table.  A key's cells and their headers, without its name.
+ */
+int kvm_events_display__key_width(struct kvm_events_key **keys, size_t nr);
+struct kvm_events_table_totals;
+void kvm_events_display__table_totals(const struct kvm_events_display *d,
+				      struct kvm_events_key **keys, size_t nr,
+				      struct kvm_events_table_totals *totals);
+void kvm_events_display__header(const struct kvm_events_display *d, int width, FILE *fp);
+void kvm_events_display__row(const struct kvm_events_display *d, struct kvm_events_key *key,
+			     const struct kvm_events_table_totals *totals, int width, FILE *fp);
+void kvm_events_display__cells(const struct kvm_events_display *d, struct kvm_events_key *key,
+			       const struct kvm_events_table_totals *totals, FILE *fp);
+void kvm_events_display__cell_headers(const struct kvm_events_display *d, FILE *fp);
+void kvm_events_display__histogram(struct kvm_events_key *key, FILE *fp);
+/* The name of the view's column @i, and whether --key takes that name */
+const char *kvm_events_view__column_name(const struct kvm_events_view *view, int i);
+bool kvm_events_view__sorts_by(const char *name);
+
 /*
  * Shared by the text, JSON and CSV printers, so that each figure is
  * computed once: a table's totals and a key's shares of them, in percent.

@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,21 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "hashmap.h"
+#include "kvm-events-browse.h"
 #include "kvm-events-display.h"
 #include "kvm-events-live.h"
+#include "kvm-events-metrics.h"
 #include "kvm-events-queue.h"
 #include "machine.h"
 #include "mmap.h"
+#include "mutex.h"
 #include "record.h"
 #include "sample.h"
 #include "synthetic-events.h"
 #include "target.h"
 #include "thread_map.h"
 #include "tracepoint.h"
+#include "../ui/ui.h"
 
 /* Room for the tracepoints of one analysis, of every architecture */
 #define LIVE_MAX_TRACEPOINTS	64
@@ -184,6 +189,12 @@ struct live {
 	u64				nr_bad;		/* that perf could not parse */
 	/* Samples carry CLOCK_MONOTONIC times: a refresh can cut at its time. */
 	bool				monotonic;
+	/* Taken to read the ring buffers, and by another thread to read the report */
+	struct mutex			lock;
+	/* --tui: the browser runs in a thread of its own, as perf top's. */
+	struct kvm_events_browse_source	browse;
+	pthread_t			browser;
+	int				browser_ret;
 	bool				clear;		/* a terminal: print in place */
 };
 
@@ -241,6 +252,12 @@ static void live__print(struct live *live, u64 now)
 	struct kvm_events_key **keys;
 	size_t nr;
 
+	/* --metrics-*: the counts so far, at each refresh and at the end */
+	if (live->args->metrics && kvm_events_metrics__wanted(live->args->metrics))
+		kvm_events_metrics__publish(live->args->metrics, &display);
+	/* The browser shows the report itself, on its own timer. */
+	if (live->args->tui)
+		return;
 	keys = kvm_events_report__sorted(&live->report, &live->args->view->sort, &nr);
 	if (!keys || kvm_events_interval__update(&live->interval, keys, nr)) {
 		pr_err("perf kvm-events live: out of memory for refresh %u\n",
@@ -347,6 +364,7 @@ static void live__drain(struct live *live)
 	union perf_event *event;
 	int i;
 
+	mutex_lock(&live->lock);
 	for (i = 0; i < live->evlist->core.nr_mmaps; i++) {
 		struct mmap *md = &live->evlist->mmap[i];
 
@@ -359,6 +377,7 @@ static void live__drain(struct live *live)
 		perf_mmap__read_done(&md->core);
 	}
 	live__deliver(live, start);
+	mutex_unlock(&live->lock);
 }
 
 static void free_decoders(struct evlist *evlist)
@@ -374,8 +393,14 @@ static int live__add_tracepoints(struct live *live)
 {
 	const char *names[LIVE_MAX_TRACEPOINTS];
 	u32 tps = kvm_events_record_tps(kvm_events_analysis__name(live->args->analysis));
-	size_t nr = kvm_events_tracepoints(tps, names, ARRAY_SIZE(names)), i;
+	size_t nr, i;
 	u32 isa = kvm_events_isa_from_cpuid(perf_env__cpuid(&perf_env));
+	const struct kvm_events_analysis *a = NULL;
+
+	/* The browser switches analyses: it reads the tracepoints of all. */
+	while (live->args->tui && (a = kvm_events_analysis__next(a)))
+		tps |= kvm_events_record_tps(kvm_events_analysis__name(a));
+	nr = kvm_events_tracepoints(tps, names, ARRAY_SIZE(names));
 
 	for (i = 0; i < nr; i++) {
 		struct kvm_events_decoder *dec;
@@ -544,6 +569,98 @@ static int live__open(struct live *live)
 }
 
 /*
+ * The longest wait for events, in ms: a stop that another thread asks
+ * for is seen that soon.
+ */
+#define LIVE_POLL_MS	100
+
+/*
+ * The browser's source: the report so far, the ring buffers not read
+ * meanwhile.
+ */
+static struct kvm_events_report *live__browse_get(struct kvm_events_browse_source *src,
+						  struct machine **machine)
+{
+	struct live *live = container_of(src, struct live, browse);
+
+	mutex_lock(&live->lock);
+	if (machine)
+		*machine = &live->machine;
+	return &live->report;
+}
+
+static void live__browse_put(struct kvm_events_browse_source *src)
+{
+	struct live *live = container_of(src, struct live, browse);
+
+	mutex_unlock(&live->lock);
+}
+
+/*
+ * Counts start over: what is queued goes to the analysis it was decoded
+ * for, and an event open across the switch is counted in neither.
+ */
+static int live__browse_analysis(struct kvm_events_browse_source *src,
+				 const struct kvm_events_analysis *analysis)
+{
+	struct live *live = container_of(src, struct live, browse);
+	int ret;
+
+	mutex_lock(&live->lock);
+	live__deliver(live, ~0ULL);
+	kvm_events_report__exit(&live->report);
+	ret = kvm_events_report__init(&live->report, analysis, live->args->opts);
+	mutex_unlock(&live->lock);
+	return ret;
+}
+
+static bool live__browse_ended(struct kvm_events_browse_source *src __maybe_unused)
+{
+	return READ_ONCE(live_done);
+}
+
+/* The browser's thread: when the user quits, live ends. */
+static void *live__browser(void *arg)
+{
+	struct live *live = arg;
+
+	live->browser_ret = kvm_events_browse__run(&live->browse, live->args->analysis);
+	WRITE_ONCE(live_done, 1);
+	return NULL;
+}
+
+static int live__start_browser(struct live *live)
+{
+	if (!live->args->tui)
+		return 0;
+	live->browse = (struct kvm_events_browse_source){
+		.title		= "live",
+		.view		= live->args->view,
+		.delay		= live->args->delay,
+		.get		= live__browse_get,
+		.put		= live__browse_put,
+		.set_analysis	= live__browse_analysis,
+		.ended		= live__browse_ended,
+	};
+	/* A resize is the browser's: its thread unblocks SIGWINCH. */
+	pthread__block_sigwinch();
+	if (pthread_create(&live->browser, NULL, live__browser, live)) {
+		pr_err("perf kvm-events live: cannot start the browser's thread\n");
+		return -errno;
+	}
+	return 0;
+}
+
+/* The workload's end leaves the last screen up until q: live's status then */
+static int live__join_browser(struct live *live, int ret)
+{
+	if (!live->args->tui)
+		return ret;
+	pthread_join(live->browser, NULL);
+	return live->browser_ret ?: ret;
+}
+
+/*
  * Until the end: waits for data or the next refresh, and refreshes on
  * time whether events came or not.
  */
@@ -556,13 +673,16 @@ static void live__loop(struct live *live)
 		now = monotonic_ns();
 		if (now >= next) {
 			live__drain(live);
+			mutex_lock(&live->lock);
 			live__refresh(live, now);
+			mutex_unlock(&live->lock);
 			/* A late refresh (a stopped process) moves the next one. */
 			next = max(next + period, now + period / 2);
 			continue;
 		}
 		/* Up to the next refresh, rounded up to whole milliseconds */
-		if (evlist__poll(live->evlist, DIV_ROUND_UP(next - now, NSEC_PER_MSEC)) <= 0)
+		if (evlist__poll(live->evlist, min_t(u64, DIV_ROUND_UP(next - now, NSEC_PER_MSEC),
+						     LIVE_POLL_MS)) <= 0)
 			continue;
 		live__drain(live);
 		/* Every process watched (-p) has ended. */
@@ -575,10 +695,12 @@ static void live__loop(struct live *live)
 		return;
 	live__drain(live);
 	now = monotonic_ns();
+	mutex_lock(&live->lock);
 	/* All that was read came before the end; then what never ended is cut. */
 	live__deliver(live, ~0ULL);
 	kvm_events_report__finish(&live->report);
 	live__print(live, now);
+	mutex_unlock(&live->lock);
 }
 
 /*
@@ -625,11 +747,13 @@ static int live__run_tracepoints(struct live *live)
 		ret = live__target(live);
 	if (!ret)
 		ret = live__open(live);
+	ret = ret ?: live__start_browser(live);
 	if (!ret) {
 		live__loop(live);
 		pr_debug("perf kvm-events live: %llu records read, %llu samples perf could not parse\n",
 			 (unsigned long long)live->nr_records, (unsigned long long)live->nr_bad);
 		ret = live__workload_status(live);
+		ret = live__join_browser(live, ret);
 	} else if (live->evlist->workload.pid > 0) {
 		/* Forked, never started: it waits on a pipe closed with the evlist */
 		kill(live->evlist->workload.pid, SIGTERM);
@@ -665,8 +789,10 @@ int kvm_events_live__run(const struct kvm_events_live_args *args)
 	if (ret) {
 		pr_err("perf kvm-events live: out of memory\n");
 	} else {
+		mutex_init(&live.lock);
 		live__signals();
 		ret = live__run_tracepoints(&live);
+		mutex_destroy(&live.lock);
 	}
 	kvm_events_interval__exit(&live.interval);
 	kvm_events_queue__exit(&live.queue);

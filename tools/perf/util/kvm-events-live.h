@@ -13,6 +13,7 @@
 #include "kvm-events.h"
 
 struct hashmap;
+struct kvm_events_metrics;
 struct kvm_events_view;
 
 /*
@@ -51,6 +52,8 @@ struct kvm_events_live_args {
 	const char			**argv;	/* the workload, NULL-ended */
 	int				argc;
 	u32				delay;	/* seconds between refreshes */
+	bool				tui;	/* the browser, not the tables */
+	struct kvm_events_metrics	*metrics;	/* --metrics-* */
 };
 
 /* KVM_EVENTS_LIVE_NO_TRACEPOINT: the host has none of the analysis' */

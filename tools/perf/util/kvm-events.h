@@ -292,6 +292,8 @@ static inline void kvm_events_decoder__decode_raw(const struct kvm_events_decode
 
 const struct kvm_events_analysis *kvm_events_analysis__find(const char *name);
 const char *kvm_events_analysis__names(void);
+const struct kvm_events_analysis *
+kvm_events_analysis__next(const struct kvm_events_analysis *analysis);
 const char *kvm_events_analysis__column(const struct kvm_events_analysis *analysis);
 const char *kvm_events_analysis__name(const struct kvm_events_analysis *analysis);
 /* A key's name in the report's terms: the analysis', or a site's */
@@ -376,6 +378,8 @@ int kvm_events_read(struct kvm_events_input *input,
 		    struct kvm_events_report *report, bool *handled);
 u64 kvm_events_totals__lost(const struct kvm_events_totals *totals);
 
+/* Adds @from's events to @to, as if @to had counted them too */
+int kvm_events_key__join(struct kvm_events_key *to, const struct kvm_events_key *from);
 double kvm_events_key__stddev(const struct kvm_events_key *key);
 u64 kvm_events_key__percentile(const struct kvm_events_key *key, double pct);
 bool kvm_events_key__percentile_exact(const struct kvm_events_key *key);

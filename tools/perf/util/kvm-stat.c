@@ -1009,13 +1009,10 @@ static void stats__join(struct stats *to, const struct stats *from)
 	to->max = max(to->max, from->max);
 }
 
-static int key__join(struct kvm_events_report *report, const struct kvm_events_key *from)
+int kvm_events_key__join(struct kvm_events_key *to, const struct kvm_events_key *from)
 {
-	struct kvm_events_key *to = key__find(report, from->key, from->group, from->pid);
 	int i;
 
-	if (!to)
-		return -ENOMEM;
 	to->samples += from->samples;
 	to->timed += from->timed;
 	to->total_ns += from->total_ns;
@@ -1027,6 +1024,13 @@ static int key__join(struct kvm_events_report *report, const struct kvm_events_k
 	for (i = 0; to->log2_ns && from->log2_ns && i < KVM_EVENTS_LOG2_BUCKETS; i++)
 		to->log2_ns[i] += from->log2_ns[i];
 	return 0;
+}
+
+static int key__join(struct kvm_events_report *report, const struct kvm_events_key *from)
+{
+	struct kvm_events_key *to = key__find(report, from->key, from->group, from->pid);
+
+	return to ? kvm_events_key__join(to, from) : -ENOMEM;
 }
 
 static void totals__join(struct kvm_events_totals *to, const struct kvm_events_totals *from)

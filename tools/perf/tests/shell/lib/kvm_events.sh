@@ -23,6 +23,143 @@ kvm_events_check() {
 	python3 "$(dirname "$0")/lib/kvm_events_check.py" "$@"
 }
 
+# need_tui DIR: the browser's tests drive it in a tmux server of their
+# own, its socket in DIR; exit 2 (skip) where tmux is missing or perf was
+# built without libslang.  tm ARGS...: that server's tmux.
+need_tui() {
+	TUI_SOCKET="$1/tmux.sock"
+	if ! command -v tmux > /dev/null; then
+		echo "skip: no tmux to drive the browser: apt-get install tmux"
+		exit 2
+	fi
+	if perf kvm-events report --tui 2>&1 | grep -q "without libslang"; then
+		echo "skip: this perf was built without libslang (libslang2-dev)"
+		exit 2
+	fi
+}
+
+tm() {
+	tmux -S "$TUI_SOCKET" "$@"
+}
+
+# tui_start DIR COMMAND...: COMMAND in a new window of the tmux server,
+# TUI_WIDTH x TUI_HEIGHT (default 160x40), with its stderr in DIR/stderr,
+# its exit status in DIR/status, and stty -a before and after it in
+# DIR/stty.before and DIR/stty.after
+tui_start() {
+	local d=$1
+	shift
+	tm kill-server 2> /dev/null
+	rm -f "$d/status" "$d/stty.after"
+	tm new-session -d -x "${TUI_WIDTH:-160}" -y "${TUI_HEIGHT:-40}" \
+		"stty -a > $d/stty.before; $* 2> $d/stderr; echo \$? > $d/status;"\
+"stty -a > $d/stty.after; sleep 600"
+}
+
+# tui_quit DIR WHAT: q, then until the command ends (10 s); says FAIL and
+# returns 1 if it exited non-zero or left the terminal changed
+tui_quit() {
+	tm send-keys q
+	for _ in $(seq 100); do
+		[ -s "$1/stty.after" ] && break
+		sleep 0.1
+	done
+	if [ "$(cat "$1/status" 2> /dev/null)" != 0 ]; then
+		echo "FAIL: $2 exited $(cat "$1/status" 2> /dev/null)"
+		cat "$1/stderr"
+		return 1
+	fi
+	if ! diff "$1/stty.before" "$1/stty.after" > /dev/null; then
+		echo "FAIL: $2: q left the terminal changed"
+		return 1
+	fi
+}
+
+# tui_wait PATTERN [SECONDS]: until the screen shows an extended regex
+# PATTERN (default 20 s); the screen in $TUI_SCREEN.  Returns 1 if never.
+tui_wait() {
+	local tries=$(( ${2:-20} * 10 ))
+	while [ "$tries" -gt 0 ]; do
+		TUI_SCREEN=$(tm capture-pane -p 2> /dev/null)
+		echo "$TUI_SCREEN" | grep -Eq -- "$1" && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# tui_rows: the table's rows on the screen: the lines under the title,
+# the summary and the columns' names, down to the first blank one
+tui_rows() {
+	echo "$TUI_SCREEN" | sed -n '4,$p' | sed 's/[[:space:]]*[◆▒]*$//' |
+		awk 'NF == 0 { exit } { print }'
+}
+
+# skip_without_prometheus: exit 2 (skip) without Prometheus, node_exporter
+# and promtool (make check installs them)
+skip_without_prometheus() {
+	local tool
+	for tool in prometheus prometheus-node-exporter promtool; do
+		if ! command -v "$tool" > /dev/null; then
+			echo "skip: no $tool: apt-get install prometheus prometheus-node-exporter"
+			exit 2
+		fi
+	done
+}
+
+# free_port: a loopback port nobody listens on now
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# prometheus_start DIR PERF_PORT: node_exporter reading the textfiles of
+# DIR/textfile, and Prometheus scraping it (job node) and PERF_PORT (job
+# perf) every second, on free loopback ports, with their data in DIR;
+# prometheus_stop ends both.
+prometheus_start() {
+	mkdir -p "$1/textfile" "$1/tsdb"
+	NODE_PORT=$(free_port)
+	PROMETHEUS_PORT=$(free_port)
+	prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" \
+		--collector.disable-defaults --collector.textfile \
+		--collector.textfile.directory="$1/textfile" > "$1/node.log" 2>&1 &
+	PROMETHEUS_PIDS=$!
+	printf '%s\n' "global:" "  scrape_interval: 1s" "scrape_configs:" \
+		"  - job_name: node" "    static_configs:" \
+		"      - targets: [\"127.0.0.1:$NODE_PORT\"]" \
+		"  - job_name: perf" "    static_configs:" \
+		"      - targets: [\"127.0.0.1:$2\"]" > "$1/prometheus.yml"
+	prometheus --config.file="$1/prometheus.yml" --storage.tsdb.path="$1/tsdb" \
+		--web.listen-address="127.0.0.1:$PROMETHEUS_PORT" > "$1/prometheus.log" 2>&1 &
+	PROMETHEUS_PIDS="$PROMETHEUS_PIDS $!"
+}
+
+prometheus_stop() {
+	# shellcheck disable=SC2086
+	if [ -n "${PROMETHEUS_PIDS:-}" ]; then
+		kill $PROMETHEUS_PIDS 2> /dev/null
+		wait $PROMETHEUS_PIDS 2> /dev/null
+	fi
+	PROMETHEUS_PIDS=""
+}
+
+# prometheus_query PROMQL: the result's vector through the HTTP API, one
+# line per series: its labels as JSON, its value
+prometheus_query() {
+	python3 -c '
+import json, sys, urllib.parse, urllib.request
+url = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(sys.argv[2]))
+try:
+    got = json.load(urllib.request.urlopen(url, timeout=5))
+except Exception:
+    sys.exit(1)
+for r in got["data"]["result"]:
+    print(json.dumps(r["metric"], sort_keys=True), r["value"][1])' "$PROMETHEUS_PORT" "$1"
+}
+
 # live --use-bpf: root, a perf built with its BPF skeletons, kvm tracepoints
 skip_without_bpf() {
 	if [ "$(id -u)" != 0 ]; then
@@ -177,3 +314,4 @@ compare_readers() {
 		done
 	done
 }
+

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf kvm-events' metrics for Prometheus: the report as counters and
+ * histograms in the text exposition format (version 0.0.4, which
+ * node_exporter's textfile collector and every Prometheus read), written
+ * to a file atomically or served over HTTP.
+ *
+ * The histogram's buckets are the octaves of latency-dist and of
+ * --histogram: le = 2^b - 1 ns, which counts exactly the durations (in
+ * whole ns) below 2^b.  histogram_quantile() is then within its bucket,
+ * a factor of two, of the report's percentile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "debug.h"
+#include "kvm-events-display.h"
+#include "kvm-events-metrics.h"
+
+/* The buckets: 2^LOW_BUCKET - 1 ns (255 ns) to 2^HIGH_BUCKET - 1 ns (68.7 s) */
+#define LOW_BUCKET	8
+#define HIGH_BUCKET	36
+/* A scraper that sends or reads nothing for this long is dropped */
+#define SCRAPE_TIMEOUT_S	2
+/* How often the server looks whether it is to stop, in ms */
+#define SERVER_POLL_MS		200
+#define REQUEST_MAX		8192
+
+int kvm_events_metrics__set_by(struct kvm_events_metrics *m, const char *cmd,
+			       const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	m->by = 0;
+	m->by_set = true;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "vm")) {
+			m->by |= KVM_EVENTS_METRICS_VM;
+		} else if (!strcmp(tok, "vcpu")) {
+			/* A vcpu id is a VM's own: its VM comes with it. */
+			m->by |= KVM_EVENTS_METRICS_VM | KVM_EVENTS_METRICS_VCPU;
+		} else if (strcmp(tok, "key")) {
+			pr_err("perf kvm-events %s: --metrics-by %s: unknown label '%s', expected key, vm or vcpu\n",
+			       cmd, list, tok);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	free(copy);
+	return ret;
+}
+
+enum kvm_events_group kvm_events_metrics__group(const struct kvm_events_metrics *m,
+						enum kvm_events_group group)
+{
+	if (!kvm_events_metrics__wanted(m))
+		return group;
+	if (m->by & KVM_EVENTS_METRICS_VCPU)
+		return KVM_EVENTS_GROUP_VCPU;
+	if ((m->by & KVM_EVENTS_METRICS_VM) && group != KVM_EVENTS_GROUP_VCPU)
+		return KVM_EVENTS_GROUP_VM;
+	return group;
+}
+
+/* The file is written as FILE.tmp beside it, then renamed over it. */
+static int metrics__check_file(const struct kvm_events_metrics *m, const char *cmd)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", m->file) >= (int)sizeof(tmp)) {
+		pr_err("perf kvm-events %s: --metrics-file %s: the path is too long\n",
+		       cmd, m->file);
+		return -ENAMETOOLONG;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		pr_err("perf kvm-events %s: --metrics-file %s: cannot write in its folder: %s\n",
+		       cmd, m->file, strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+/* [ADDR:]PORT, IPv4; no address: loopback, anything else only when asked */
+static int metrics__parse_listen(const char *spec, struct sockaddr_in *sin)
+{
+	const char *colon = strrchr(spec, ':');
+	char addr[64] = "127.0.0.1", *end;
+	unsigned long port;
+
+	if (colon && colon != spec) {
+		if ((size_t)(colon - spec) >= sizeof(addr))
+			return -EINVAL;
+		memcpy(addr, spec, colon - spec);
+		addr[colon - spec] = '\0';
+	}
+	port = strtoul(colon ? colon + 1 : spec, &end, 10);
+	if (*end || end == (colon ? colon + 1 : spec) || !port || port > 65535)
+		return -EINVAL;
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	return inet_pton(AF_INET, addr, &sin->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+static int metrics__bind(struct kvm_events_metrics *m, const char *cmd)
+{
+	struct sockaddr_in sin;
+	int one = 1;
+
+	if (metrics__parse_listen(m->listen, &sin)) {
+		pr_err("perf kvm-events %s: --metrics-listen %s: expected [ADDRESS:]PORT, an IPv4 address and a port from 1 to 65535\n",
+		       cmd, m->listen);
+		return -EINVAL;
+	}
+	m->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (m->listen_fd < 0 ||
+	    setsockopt(m->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(m->listen_fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(m->listen_fd, 16)) {
+		int err = errno;
+
+		pr_err("perf kvm-events %s: --metrics-listen %s: %s\n", cmd, m->listen,
+		       err == EADDRINUSE ? "the port is in use" : strerror(err));
+		if (m->listen_fd >= 0)
+			close(m->listen_fd);
+		m->listen_fd = -1;
+		return -err;
+	}
+	return 0;
+}
+
+/* Reads the request up to its blank line; true: a GET of /metrics or / */
+static bool scrape__wants_metrics(int fd)
+{
+	char req[REQUEST_MAX + 1];
+	size_t len = 0;
+
+	while (len < REQUEST_MAX) {
+		ssize_t n = read(fd, req + len, REQUEST_MAX - len);
+
+		if (n <= 0)
+			return false;
+		len += n;
+		req[len] = '\0';
+		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+			break;
+	}
+	req[len] = '\0';
+	return !strncmp(req, "GET /metrics ", 13) || !strncmp(req, "GET /metrics?", 13) ||
+	       !strncmp(req, "GET / ", 6);
+}
+
+static void scrape__write(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= n;
+	}
+}
+
+/* One scrape: the page as it is now, or a 404 */
+static void metrics__serve(struct kvm_events_metrics *m, int fd)
+{
+	struct timeval timeout = { .tv_sec = SCRAPE_TIMEOUT_S };
+	char head[160];
+	char *page = NULL;
+	size_t len = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+	if (!scrape__wants_metrics(fd)) {
+		static const char head_404[] =
+			"HTTP/1.0 404 Not Found\r\n"
+			"Content-Type: text/plain\r\nContent-Length: 24\r\n\r\n";
+		static const char body_404[] = "only /metrics is here.\r\n";
+
+		scrape__write(fd, head_404, sizeof(head_404) - 1);
+		scrape__write(fd, body_404, sizeof(body_404) - 1);
+		return;
+	}
+	/* Copied under the lock, written without it: a slow reader holds up nobody. */
+	mutex_lock(&m->lock);
+	if (m->page) {
+		page = malloc(m->page_len);
+		if (page) {
+			memcpy(page, m->page, m->page_len);
+			len = m->page_len;
+		}
+	}
+	mutex_unlock(&m->lock);
+	snprintf(head, sizeof(head),
+		 "HTTP/1.0 200 OK\r\n"
+		 "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+		 "Content-Length: %zu\r\n\r\n", len);
+	scrape__write(fd, head, strlen(head));
+	scrape__write(fd, page ?: "", len);
+	free(page);
+}
+
+static void *metrics__server(void *arg)
+{
+	struct kvm_events_metrics *m = arg;
+
+	while (!READ_ONCE(m->stop)) {
+		struct pollfd pfd = { .fd = m->listen_fd, .events = POLLIN };
+		int fd;
+
+		if (poll(&pfd, 1, SERVER_POLL_MS) <= 0)
+			continue;
+		fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		metrics__serve(m, fd);
+		close(fd);
+	}
+	return NULL;
+}
+
+int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd)
+{
+	int ret;
+
+	m->listen_fd = -1;
+	if (!m->max_series)
+		m->max_series = KVM_EVENTS_METRICS_MAX_SERIES;
+	if (m->file) {
+		ret = metrics__check_file(m, cmd);
+		if (ret)
+			return ret;
+	}
+	return m->listen ? metrics__bind(m, cmd) : 0;
+}
+
+int kvm_events_metrics__serve(struct kvm_events_metrics *m, const char *cmd)
+{
+	int ret;
+
+	if (m->listen_fd < 0)
+		return 0;
+	mutex_init(&m->lock);
+	WRITE_ONCE(m->stop, false);
+	ret = pthread_create(&m->server, NULL, metrics__server, m);
+	if (ret) {
+		pr_err("perf kvm-events %s: --metrics-listen: cannot start the server's thread\n",
+		       cmd);
+		close(m->listen_fd);
+		m->listen_fd = -1;
+		mutex_destroy(&m->lock);
+		return -ret;
+	}
+	m->serving = true;
+	return 0;
+}
+
+void kvm_events_metrics__stop(struct kvm_events_metrics *m)
+{
+	if (!m->serving) {
+		if (m->listen && m->listen_fd >= 0)
+			close(m->listen_fd);
+		m->listen_fd = -1;
+		return;
+	}
+	WRITE_ONCE(m->stop, true);
+	pthread_join(m->server, NULL);
+	close(m->listen_fd);
+	m->listen_fd = -1;
+	mutex_destroy(&m->lock);
+	zfree(&m->page);
+	m->serving = false;
+}
+
+/* A label's value, escaped as the format says: backslash, quote, newline */
+static void label_value(const char *v, FILE *fp)
+{
+	fputc('"', fp);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fprintf(fp, "\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(*v, fp);
+	}
+	fputc('"', fp);
+}
+
+/* What /proc names @pid now, kept for its next pages; "" if gone */
+static const char *proc_comm(struct kvm_events_metrics *m, u32 pid)
+{
+	char path[64], buf[sizeof(m->comms[0].comm)];
+	ssize_t n = 0;
+	u32 i;
+	int fd;
+
+	for (i = 0; i < m->nr_comms; i++) {
+		if (m->comms[i].pid == pid)
+			return m->comms[i].comm;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return "";
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (m->nr_comms == KVM_EVENTS_METRICS_COMMS)
+		return "";
+	m->comms[m->nr_comms].pid = pid;
+	strcpy(m->comms[m->nr_comms].comm, buf);
+	return m->comms[m->nr_comms++].comm;
+}
+
+/* A VM's comm: the recording's or live's, else, live, what /proc says */
+static const char *vm_comm(struct kvm_events_metrics *m, const struct kvm_events_display *d,
+			   u32 pid)
+{
+	const char *comm = d->machine ? kvm_events_display__comm(d, pid) : NULL;
+
+	/* A thread live has seen no COMM of has an empty one */
+	if ((comm && *comm) || !m->live)
+		return comm ?: "";
+	return proc_comm(m, pid);
+}
+
+/* The labels of one series, then the histogram's le if any */
+static void series_labels(struct kvm_events_metrics *m, const struct kvm_events_display *d,
+			  const struct kvm_events_key *key, FILE *fp)
+{
+	fputs("{analysis=", fp);
+	label_value(kvm_events_analysis__name(d->report->analysis), fp);
+	fputs(",key=", fp);
+	label_value(key->name, fp);
+	if (m->by & KVM_EVENTS_METRICS_VM) {
+		fprintf(fp, ",pid=\"%u\",comm=", key->pid);
+		label_value(vm_comm(m, d, key->pid), fp);
+	}
+	if (m->by & KVM_EVENTS_METRICS_VCPU) {
+		if (key->group == KVM_EVENTS_NO_VCPU)
+			fputs(",vcpu=\"\"", fp);
+		else
+			fprintf(fp, ",vcpu=\"%u\"", key->group);
+	}
+}
+
+static void family(const char *name, const char *type, const char *help, FILE *fp)
+{
+	fprintf(fp, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void histogram(struct kvm_events_metrics *m, const struct kvm_events_display *d,
+		      const struct kvm_events_key *key, FILE *fp)
+{
+	u64 below = 0;
+	int b;
+
+	for (b = 0; b < LOW_BUCKET && key->log2_ns; b++)
+		below += key->log2_ns[b];
+	for (b = LOW_BUCKET; b <= HIGH_BUCKET; b++) {
+		below += key->log2_ns ? key->log2_ns[b] : 0;
+		fputs("kvm_events_exit_duration_seconds_bucket", fp);
+		series_labels(m, d, key, fp);
+		fprintf(fp, ",le=\"%.9g\"} %" PRIu64 "\n", ((1ULL << b) - 1) / 1e9, below);
+	}
+	fputs("kvm_events_exit_duration_seconds_bucket", fp);
+	series_labels(m, d, key, fp);
+	fprintf(fp, ",le=\"+Inf\"} %" PRIu64 "\n", key->timed);
+	fputs("kvm_events_exit_duration_seconds_sum", fp);
+	series_labels(m, d, key, fp);
+	fprintf(fp, "} %.9f\n", key->total_ns / 1e9);
+	fputs("kvm_events_exit_duration_seconds_count", fp);
+	series_labels(m, d, key, fp);
+	fprintf(fp, "} %" PRIu64 "\n", key->timed);
+}
+
+/* The report's keys, merged into the labels' grouping, busiest first */
+static int metrics__keys(const struct kvm_events_metrics *m,
+			 const struct kvm_events_report *source, struct kvm_events_report *merged,
+			 struct kvm_events_key ***keys, size_t *nr)
+{
+	static const struct kvm_events_sort_keys by_samples = { 1, { KVM_EVENTS_SORT_SAMPLE } };
+	struct kvm_events_options opts = source->opts;
+	struct kvm_events_key **from;
+	size_t i, n;
+
+	opts.group = m->by & KVM_EVENTS_METRICS_VCPU ? KVM_EVENTS_GROUP_VCPU :
+		     m->by & KVM_EVENTS_METRICS_VM ? KVM_EVENTS_GROUP_VM : KVM_EVENTS_GROUP_NONE;
+	opts.percentiles = opts.stddev = false;
+	opts.histogram = true;
+	if (kvm_events_report__init(merged, source->analysis, &opts))
+		return -ENOMEM;
+	from = kvm_events_report__sorted((struct kvm_events_report *)source, &by_samples, &n);
+	for (i = 0; from && i < n; i++) {
+		u32 vcpu = source->opts.group == KVM_EVENTS_GROUP_VCPU ? from[i]->group :
+			   KVM_EVENTS_NO_VCPU;
+		struct kvm_events_key *to;
+
+		to = kvm_events_report__entry(merged, from[i]->key, from[i]->pid, vcpu);
+		if (!to || kvm_events_key__join(to, from[i])) {
+			free(from);
+			return -ENOMEM;
+		}
+	}
+	free(from);
+	*keys = kvm_events_report__sorted(merged, &by_samples, nr);
+	return *keys ? 0 : -ENOMEM;
+}
+
+static void write_counts(struct kvm_events_metrics *m, const struct kvm_events_display *d,
+			 struct kvm_events_key **keys, size_t nr, FILE *fp)
+{
+	size_t i;
+
+	family("kvm_events_exits_total", "counter",
+	       "Events of each key since the start (a VM exit, an MMIO access...)", fp);
+	for (i = 0; i < nr; i++) {
+		fputs("kvm_events_exits_total", fp);
+		series_labels(m, d, keys[i], fp);
+		fprintf(fp, "} %" PRIu64 "\n", keys[i]->samples);
+	}
+	family("kvm_events_exit_seconds_total", "counter",
+	       "Time in the events of each key that have a begin and an end", fp);
+	for (i = 0; i < nr; i++) {
+		fputs("kvm_events_exit_seconds_total", fp);
+		series_labels(m, d, keys[i], fp);
+		fprintf(fp, "} %.9f\n", keys[i]->total_ns / 1e9);
+	}
+	family("kvm_events_exit_duration_seconds", "histogram",
+	       "Durations of each key's timed events; le is 2^b - 1 ns", fp);
+	for (i = 0; i < nr; i++)
+		histogram(m, d, keys[i], fp);
+}
+
+static void write_totals(const struct kvm_events_display *d, size_t dropped, FILE *fp)
+{
+	const struct kvm_events_totals *t = &d->report->totals;
+	const char *analysis = kvm_events_analysis__name(d->report->analysis);
+
+	family("kvm_events_unpaired_total", "counter",
+	       "Events counted without a time: their end, or their begin, was not seen", fp);
+	fprintf(fp, "kvm_events_unpaired_total{analysis=\"%s\",missing=\"end\"} %" PRIu64 "\n",
+		analysis, t->no_end);
+	fprintf(fp, "kvm_events_unpaired_total{analysis=\"%s\",missing=\"begin\"} %" PRIu64 "\n",
+		analysis, t->no_begin);
+	family("kvm_events_lost_total", "counter",
+	       "Events the ring buffers lost before they were read", fp);
+	fprintf(fp, "kvm_events_lost_total{analysis=\"%s\"} %" PRIu64 "\n", analysis,
+		kvm_events_totals__lost(t));
+	family("kvm_events_dropped_series", "gauge",
+	       "Keys left out of this page by --metrics-max-series, the least busy", fp);
+	fprintf(fp, "kvm_events_dropped_series{analysis=\"%s\"} %zu\n", analysis, dropped);
+}
+
+int kvm_events_metrics__write(struct kvm_events_metrics *m,
+			      const struct kvm_events_display *d, FILE *fp)
+{
+	struct kvm_events_report merged;
+	struct kvm_events_key **keys = NULL;
+	size_t nr = 0, shown;
+	int ret = metrics__keys(m, d->report, &merged, &keys, &nr);
+
+	if (!ret) {
+		shown = min_t(size_t, nr, m->max_series);
+		write_counts(m, d, keys, shown, fp);
+		write_totals(d, nr - shown, fp);
+	}
+	free(keys);
+	kvm_events_report__exit(&merged);
+	return ret;
+}
+
+/* Written beside the file, then renamed over it: a reader sees one or the other */
+static int metrics__write_file(const struct kvm_events_metrics *m, const char *page, size_t len)
+{
+	char tmp[PATH_MAX];
+	FILE *fp;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", m->file);
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	if (fwrite(page, 1, len, fp) != len || fclose(fp)) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, m->file)) {
+		unlink(tmp);
+		return -errno;
+	}
+	return 0;
+}
+
+int kvm_events_metrics__publish(struct kvm_events_metrics *m,
+				const struct kvm_events_display *d)
+{
+	char *page = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&page, &len);
+	int ret;
+
+	if (!fp)
+		return -ENOMEM;
+	ret = kvm_events_metrics__write(m, d, fp);
+	if (fclose(fp) && !ret)
+		ret = -ENOMEM;
+	if (!ret && m->file) {
+		ret = metrics__write_file(m, page, len);
+		if (ret)
+			pr_warning_once("--metrics-file %s: cannot write it: %s\n", m->file,
+					strerror(-ret));
+	}
+	if (m->serving) {
+		mutex_lock(&m->lock);
+		free(m->page);
+		m->page = page;
+		m->page_len = len;
+		page = NULL;
+		mutex_unlock(&m->lock);
+	}
+	free(page);
+	return ret;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_KVM_EVENTS_METRICS_H
+#define __PERF_KVM_EVENTS_METRICS_H
+
+/*
+ * perf kvm-events' metrics, in Prometheus' text exposition format: the
+ * counts, times and latency histograms of each key, per VM and vcpu as
+ * --metrics-by says, cumulative since the start.  Written to a file that
+ * node_exporter's textfile collector reads (--metrics-file, rewritten
+ * atomically), and served over HTTP (--metrics-listen) by a thread of
+ * their own, so that a slow scraper never holds up the events.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "kvm-events.h"
+#include "mutex.h"
+
+struct kvm_events_display;
+
+/* --metrics-by: the labels besides analysis and key */
+#define KVM_EVENTS_METRICS_VM		(1U << 0)	/* pid and comm */
+#define KVM_EVENTS_METRICS_VCPU		(1U << 1)	/* and vcpu */
+#define KVM_EVENTS_METRICS_BY		"key,vm"
+/* --metrics-max-series: keys (label sets) written at most */
+#define KVM_EVENTS_METRICS_MAX_SERIES	10000
+/* VM names kept from /proc */
+#define KVM_EVENTS_METRICS_COMMS	256
+
+struct kvm_events_metrics {
+	const char	*file;		/* --metrics-file */
+	const char	*listen;	/* --metrics-listen */
+	u32		by;		/* KVM_EVENTS_METRICS_* */
+	bool		by_set;		/* by --metrics-by */
+	u32		max_series;
+	bool		live;		/* VMs running now: /proc names them too */
+	/* The names /proc gave, kept: a VM's series keep their labels once it ends */
+	struct {
+		u32	pid;
+		char	comm[16];
+	}		comms[KVM_EVENTS_METRICS_COMMS];
+	u32		nr_comms;
+	/* The server: the last page made, which its thread serves */
+	int		listen_fd;
+	pthread_t	server;
+	bool		serving;
+	struct mutex	lock;
+	char		*page;
+	size_t		page_len;
+	bool		stop;		/* READ_ONCE: the server's to see */
+};
+
+static inline bool kvm_events_metrics__wanted(const struct kvm_events_metrics *m)
+{
+	return m->file || m->listen;
+}
+
+/* --metrics-by LIST into m->by; @cmd names the subcommand in errors */
+int kvm_events_metrics__set_by(struct kvm_events_metrics *m, const char *cmd,
+			       const char *list);
+/* The report's grouping that the labels need, at least */
+enum kvm_events_group kvm_events_metrics__group(const struct kvm_events_metrics *m,
+						enum kvm_events_group group);
+/*
+ * Before any event: the file's folder is writable, the address is bound.
+ * Errors are said, naming the option and what is wrong.
+ */
+int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd);
+/* The server's thread, on the bound address: after any fork */
+int kvm_events_metrics__serve(struct kvm_events_metrics *m, const char *cmd);
+/* The families of @d's report, in the exposition format */
+int kvm_events_metrics__write(struct kvm_events_metrics *m,
+			      const struct kvm_events_display *d, FILE *fp);
+/* @d's report, to the file and to the server's next scrapes */
+int kvm_events_metrics__publish(struct kvm_events_metrics *m,
+				const struct kvm_events_display *d);
+/* Stops the server; the file stays */
+void kvm_events_metrics__stop(struct kvm_events_metrics *m);
+
+#endif /* __PERF_KVM_EVENTS_METRICS_H */
