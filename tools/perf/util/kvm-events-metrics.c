@@ -333,7 +333,7 @@ static const char *proc_comm(struct kvm_events_metrics *m, u32 pid)
 	if (m->nr_comms == KVM_EVENTS_METRICS_COMMS)
 		return "";
 	m->comms[m->nr_comms].pid = pid;
-	strcpy(m->comms[m->nr_comms].comm, buf);
+	snprintf(m->comms[m->nr_comms].comm, sizeof(m->comms[0].comm), "%s", buf);
 	return m->comms[m->nr_comms++].comm;
 }
 

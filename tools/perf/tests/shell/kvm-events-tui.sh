@@ -9,7 +9,7 @@
 # --per-vcpu and whose percentiles are the report's; a resize redraws the
 # screen at its new size; a key that changes one line rewrites little of
 # the screen (slang redraws only what changed); q leaves the terminal as
-# it found it (stty -a) and perf exits 0.
+# it found it (stty -a) and perf exits 0, as ^C does.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -133,6 +133,15 @@ if [ "$full" -lt 2000 ] || [ "$pause" -eq 0 ] || [ $((pause * 10)) -gt "$full" ]
 fi
 
 tui_quit "$dir" "report --tui" || err=1
+
+# ^C quits too, restoring the terminal
+tui_start "$dir" perf kvm-events report --tui -i "$data"
+if tui_wait '^q quit'; then
+	tui_quit "$dir" "report --tui, ^C" C-c || err=1
+else
+	echo "FAIL: report --tui: no screen for ^C"
+	err=1
+fi
 
 # Where the browser cannot be: one line, exit 1.
 want="perf kvm-events report: --tui: the standard output is not a terminal"

@@ -56,10 +56,10 @@ tui_start() {
 "stty -a > $d/stty.after; sleep 600"
 }
 
-# tui_quit DIR WHAT: q, then until the command ends (10 s); says FAIL and
-# returns 1 if it exited non-zero or left the terminal changed
+# tui_quit DIR WHAT [KEY]: q (or KEY), then until the command ends (10 s);
+# says FAIL and returns 1 if it exited non-zero or left the terminal changed
 tui_quit() {
-	tm send-keys q
+	tm send-keys "${3:-q}"
 	for _ in $(seq 100); do
 		[ -s "$1/stty.after" ] && break
 		sleep 0.1
