@@ -10,14 +10,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
-#include <linux/time64.h>
 #include <linux/zalloc.h>
 
 #include "hashmap.h"
 #include "kvm-events-browse.h"
+#include "time-utils.h"
 
 /* A vcpu key's counts at the last tick, by its identity */
 struct seen_counts {
@@ -44,14 +43,6 @@ static bool seen_equal(long a, long b, void *ctx __maybe_unused)
 	return x->key == y->key && x->group == y->group && x->pid == y->pid;
 }
 
-static u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 int kvm_events_browse__init(struct kvm_events_browse *b,
 			    struct kvm_events_browse_source *src,
 			    const struct kvm_events_analysis *analysis)
@@ -63,7 +54,7 @@ int kvm_events_browse__init(struct kvm_events_browse *b,
 	b->analysis = analysis;
 	b->sort_column = -1;
 	b->pid = b->vcpu = KVM_EVENTS_BROWSE_ALL;
-	b->last_tick = monotonic_ns();
+	b->last_tick = rdclock();
 	b->seen = hashmap__new(seen_hash, seen_equal, NULL);
 	if (IS_ERR(b->seen)) {
 		b->seen = NULL;
@@ -281,7 +272,7 @@ static int browse__update(struct kvm_events_browse *b, bool tick)
 	if (!source)
 		return -ENOMEM;
 	if (tick) {
-		u64 now = monotonic_ns();
+		u64 now = rdclock();
 
 		keys = source_keys(source, &nr);
 		ret = keys ? gained__update(b, keys, nr) : -ENOMEM;

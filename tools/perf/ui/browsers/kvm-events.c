@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -21,6 +20,7 @@
 #include "../ui.h"
 #include "../../util/debug.h"
 #include "../../util/kvm-events-browse.h"
+#include "../../util/time-utils.h"
 
 /* Room for a line: the widest table, percentiles and on/off CPU included */
 #define LINE_SIZE	1024
@@ -53,13 +53,6 @@ struct kvm_events_browser {
 	size_t				slowest_keys;
 };
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void write_line(struct ui_browser *b, const char *line)
 {
@@ -223,7 +216,7 @@ static int browser__key(struct kvm_events_browser *kb, int key)
 /* A timer's refresh: the rows made again and drawn, timed */
 static int browser__tick(struct kvm_events_browser *kb)
 {
-	u64 start = now_ns(), took;
+	u64 start = rdclock(), took;
 	int ret = kb->model->paused ? 0 : kvm_events_browse__tick(kb->model);
 
 	if (ret || kb->model->paused)
@@ -231,7 +224,7 @@ static int browser__tick(struct kvm_events_browser *kb)
 	browser__update(kb);
 	ui_browser__refresh(&kb->b);
 	SLsmg_refresh();
-	took = now_ns() - start;
+	took = rdclock() - start;
 	kb->nr_refreshes++;
 	if (took > kb->slowest_ns) {
 		kb->slowest_ns = took;
