@@ -13,9 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -35,6 +33,7 @@
 #include "util/kvm-events.h"
 #include "util/kvm-events-browse.h"
 #include "util/kvm-events-display.h"
+#include "util/kvm-events-display-json.h"
 #include "util/kvm-events-heatmap.h"
 #include "util/kvm-events-sched.h"
 #include "util/kvm-events-sites.h"
@@ -86,7 +85,7 @@ struct kvm_events {
 	const char			*input;
 	bool				generic_reader;
 	struct kvm_events_input		in;
-	int				header_fd;	/* see read_in_child() */
+	struct kvm_events_heatmap	*heatmap;	/* --heatmap's counts */
 };
 
 /* The subcommand that runs, for the options' errors */
@@ -457,116 +456,6 @@ static void warn_if_cut_short(struct kvm_events *kvm)
 			   kvm->input, (unsigned long long)st.st_size, (unsigned long long)end);
 }
 
-/* The child that does the report, for the signals sent to its parent */
-static pid_t report_child;
-
-static void forward_signal(int sig)
-{
-	kill(report_child, sig);
-}
-
-/* The signals of a crash; a ^C or a kill is not the input's doing. */
-static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-/* Their actions in the child before it reads the header (a sanitizer's) */
-static struct sigaction crash_actions[ARRAY_SIZE(crash_signals)];
-
-static bool signal_is_a_crash(int sig)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(crash_signals); i++) {
-		if (crash_signals[i] == sig)
-			return true;
-	}
-	return false;
-}
-
-/*
- * libtraceevent 1.7.1, the one Debian ships, crashes on some print formats
- * a crafted file can hold (a division by zero, an unknown field in
- * __print_symbolic).  So the report goes on in a child, with the default
- * actions for the signals of a crash until it has read the header (a
- * sanitizer's come back then), while this process waits: if the child dies
- * before it has read the header, this process says why, as an error;
- * otherwise it ends as the child ends.  The header is read once, by the
- * child.  A pipe, or a file in its format, keeps in its records what
- * another's header holds: with --generic-reader, its header is read with
- * its last record.
- *
- * Returns 0 in the child, which tells header_read() when it is done, and
- * in this process when no child can be made; an error in this process
- * when the child died reading the header; and otherwise does not return.
- */
-static int read_in_child(struct kvm_events *kvm)
-{
-	pid_t parent = getpid(), pid;
-	int fds[2], status;
-	static bool in_child;	/* a file read again, as the browser does */
-	char done = 0;
-
-	kvm->header_fd = -1;
-	if (in_child || pipe(fds))
-		return 0;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		struct sigaction dfl = { .sa_handler = SIG_DFL };
-		size_t i;
-
-		close(fds[0]);
-		in_child = true;
-		kvm->header_fd = fds[1];
-		/* A crash the input sets off is the parent's to tell. */
-		for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
-			sigaction(crash_signals[i], &dfl, &crash_actions[i]);
-		/* Nobody to print its report if this process is killed */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
-			_exit(1);
-		return 0;
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return 0;
-	}
-	/* A ^C or a kill ends the child; this process ends as it does. */
-	report_child = pid;
-	signal(SIGINT, forward_signal);
-	signal(SIGTERM, forward_signal);
-	signal(SIGHUP, forward_signal);
-	while (read(fds[0], &done, 1) < 0 && errno == EINTR)
-		;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFSIGNALED(status) && !done && signal_is_a_crash(WTERMSIG(status))) {
-		pr_err("%s: reading its header kills perf (signal %d: a bug of perf or of libtraceevent that this input sets off); not read\n",
-		       strcmp(kvm->input, "-") ? kvm->input : "standard input", WTERMSIG(status));
-		return -EINVAL;
-	}
-	if (WIFSIGNALED(status)) {
-		signal(WTERMSIG(status), SIG_DFL);
-		raise(WTERMSIG(status));
-	}
-	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
-}
-
-/* The child has read the header: what kills it now is no longer the input's. */
-static void header_read(struct kvm_events *kvm)
-{
-	char done = 1;
-	size_t i;
-
-	if (kvm->header_fd < 0)
-		return;
-	for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
-		sigaction(crash_signals[i], &crash_actions[i], NULL);
-	if (write(kvm->header_fd, &done, 1) != 1)
-		pr_debug("cannot tell the parent the header is read\n");
-	close(kvm->header_fd);
-	kvm->header_fd = -1;
-}
-
 static int open_session(struct kvm_events *kvm)
 {
 	int ret = check_input(kvm->input);
@@ -589,9 +478,6 @@ static int open_session(struct kvm_events *kvm)
 	kvm->tool.feature = process_feature;
 	kvm->tool.id_index = perf_event__process_id_index;
 
-	ret = read_in_child(kvm);
-	if (ret)
-		return ret;
 	kvm->session = perf_session__new(&kvm->data, &kvm->tool);
 	if (IS_ERR(kvm->session)) {
 		ret = PTR_ERR(kvm->session);
@@ -599,12 +485,6 @@ static int open_session(struct kvm_events *kvm)
 		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
 		return ret;
 	}
-	/*
-	 * A pipe's header comes with its events; the report's own reader
-	 * reads its tracing data in a child of its own.
-	 */
-	if (!perf_data__is_pipe(kvm->session->data) || !kvm->generic_reader)
-		header_read(kvm);
 	warn_if_cut_short(kvm);
 	return 0;
 }
@@ -669,6 +549,22 @@ static void warn_missing_tracepoints(struct kvm_events *kvm,
 		   kvm->input, names, name, name);
 }
 
+/*
+ * --heatmap: the counts kept as the events are paired, since a pipe is
+ * read once; its columns divide the span the header gives.
+ */
+static int observe_heatmap(struct kvm_events *kvm)
+{
+	struct evlist *evlist = kvm->session->evlist;
+
+	kvm->heatmap = kvm_events_heatmap__new(evlist->first_sample_time,
+					       evlist->last_sample_time);
+	if (!kvm->heatmap)
+		return -ENOMEM;
+	kvm->report.observer = &kvm->heatmap->observer;
+	return 0;
+}
+
 static int read_session(struct kvm_events *kvm,
 			const struct kvm_events_analysis *analysis)
 {
@@ -676,9 +572,6 @@ static int read_session(struct kvm_events *kvm,
 	bool pipe = perf_data__is_pipe(session->data);
 	int ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
 
-	/* --heatmap's columns divide the span the header gives. */
-	kvm->opts.span_first = session->evlist->first_sample_time;
-	kvm->opts.span_last = session->evlist->last_sample_time;
 	kvm->opts.sched = switches_recorded(session->evlist);
 	/* A pipe's evsels come with its events: the switches' one too. */
 	if (pipe)
@@ -692,9 +585,10 @@ static int read_session(struct kvm_events *kvm,
 		ret = parse_time_option(kvm);
 	if (!ret)
 		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
+	if (!ret && kvm->opts.heatmap)
+		ret = observe_heatmap(kvm);
 	if (!ret)
 		ret = read_events(kvm);
-	header_read(kvm);
 	if (!ret && pipe && !has_kvm_tracepoints(session->evlist)) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
@@ -1202,6 +1096,7 @@ static int kvm_events__load(struct kvm_events *kvm)
 static void kvm_events__exit(struct kvm_events *kvm)
 {
 	kvm_events_report__exit(&kvm->report);
+	kvm_events_heatmap__delete(kvm->heatmap);
 	if (kvm->session)
 		perf_session__delete(kvm->session);
 	free(kvm->opts.time_ranges);
@@ -1219,16 +1114,35 @@ static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
 	};
 }
 
+/* The report's keys in the view's format and order, to stdout */
+static int print_keys(const struct kvm_events_display *d)
+{
+	size_t nr;
+	struct kvm_events_key **keys = kvm_events_report__sorted(d->report, &d->view->sort, &nr);
+
+	if (!keys)
+		return -ENOMEM;
+	kvm_events_report__sort_top(d->report);
+	if (d->view->format == KVM_EVENTS_FORMAT_TABLE)
+		kvm_events_display__tables(d, keys, nr, stdout);
+	else if (d->view->format == KVM_EVENTS_FORMAT_JSON)
+		kvm_events_display__json(d, keys, nr, stdout);
+	else
+		kvm_events_display__csv(d, keys, nr, stdout);
+	free(keys);
+	return 0;
+}
+
 static int print_report(struct kvm_events *kvm)
 {
 	struct kvm_events_display display = kvm_events__display(kvm);
 	int ret;
 
 	kvm_events_view__fit(&args.view, &kvm->report, kvm->input);
-	ret = kvm_events_display__report(&display);
+	ret = print_keys(&display);
 
-	if (!ret && kvm->opts.heatmap)
-		ret = kvm_events_heatmap__write(&display, kvm->opts.heatmap);
+	if (!ret && kvm->heatmap)
+		ret = kvm_events_heatmap__write(kvm->heatmap, &display, kvm->opts.heatmap);
 	/* What was left out is in the output; the report is still incomplete. */
 	if (!ret && kvm->report.totals.no_memory) {
 		pr_err("%s: out of memory: %llu samples left out, the report is incomplete\n",
@@ -1249,8 +1163,7 @@ static int report_open_metrics(void)
 
 /*
  * --metrics-file: the recording's metrics, written once; --metrics-listen:
- * served until SIGINT or SIGTERM, by a thread started in the process that
- * read the recording (see read_in_child()).
+ * served by a thread of its own until SIGINT or SIGTERM.
  */
 static int report_metrics(struct kvm_events *kvm)
 {
@@ -1373,7 +1286,7 @@ static int report_heatmap(void)
 	if (!ret) {
 		struct kvm_events_display display = kvm_events__display(&whole);
 
-		ret = kvm_events_heatmap__write(&display, whole.opts.heatmap);
+		ret = kvm_events_heatmap__write(whole.heatmap, &display, whole.opts.heatmap);
 	}
 	kvm_events__exit(&whole);
 	return ret;

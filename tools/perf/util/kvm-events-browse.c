@@ -164,7 +164,7 @@ static int gained__update(struct kvm_events_browse *b, struct kvm_events_key **k
 		row->dist = NULL;
 		row->log2_ns = NULL;
 		row->split = NULL;
-		row->grid = NULL;
+		row->observed = NULL;
 		row->samples -= was->samples;
 		row->timed -= was->timed;
 		row->total_ns -= was->total_ns;

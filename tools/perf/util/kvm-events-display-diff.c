@@ -13,6 +13,7 @@
 #include "debug.h"
 #include "kvm-events.h"
 #include "kvm-events-display.h"
+#include "kvm-events-display-json.h"
 
 /* The original layout's width of the key column, and its least */
 #define KEY_WIDTH	20

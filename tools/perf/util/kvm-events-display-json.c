@@ -11,6 +11,7 @@
 
 #include "kvm-events.h"
 #include "kvm-events-display.h"
+#include "kvm-events-display-json.h"
 #include "kvm-events-sched.h"
 
 /* The percentiles of each time, as JSON and CSV name them */

@@ -860,25 +860,6 @@ int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 	return ret;
 }
 
-int kvm_events_display__report(const struct kvm_events_display *d)
-{
-	struct kvm_events_key **keys;
-	size_t nr;
-
-	keys = kvm_events_report__sorted(d->report, &d->view->sort, &nr);
-	if (!keys)
-		return -ENOMEM;
-	kvm_events_report__sort_top(d->report);
-	if (d->view->format == KVM_EVENTS_FORMAT_TABLE)
-		kvm_events_display__tables(d, keys, nr, stdout);
-	else if (d->view->format == KVM_EVENTS_FORMAT_JSON)
-		kvm_events_display__json(d, keys, nr, stdout);
-	else
-		kvm_events_display__csv(d, keys, nr, stdout);
-	free(keys);
-	return 0;
-}
-
 static void print_interval_header(const struct kvm_events_display *d, int width, FILE *fp)
 {
 	fprintf(fp, "%*s %10s %13s %13s %15s\n\n", width, kvm_events_report__column(d->report),

@@ -73,8 +73,6 @@ void kvm_events_view__needs(const struct kvm_events_view *view,
 int kvm_events_view__set_sort(struct kvm_events_view *view, const char *cmd,
 			      const char *list);
 
-/* The report in the view's format, to stdout */
-int kvm_events_display__report(const struct kvm_events_display *d);
 /* The tables of @keys, sorted by group, with the --top list and footer */
 void kvm_events_display__tables(const struct kvm_events_display *d,
 				struct kvm_events_key **keys, size_t nr, FILE *fp);
@@ -131,17 +129,6 @@ const char *kvm_events_display__task_comm(const struct kvm_events_display *d, u3
 /* Keys of one table: the same group and VM */
 bool kvm_events_key__same_group(const struct kvm_events_key *a,
 				const struct kvm_events_key *b);
-/* JSON and CSV of a report: every statistic of @keys, sorted by group */
-void kvm_events_display__json(const struct kvm_events_display *d,
-			      struct kvm_events_key **keys, size_t nr, FILE *fp);
-void kvm_events_display__csv(const struct kvm_events_display *d,
-			     struct kvm_events_key **keys, size_t nr, FILE *fp);
-/* For diff's JSON and CSV too: a JSON string, escaped, and u64 fields */
-void kvm_events_json_string(const char *str, FILE *fp);
-/* "name": value, or null where not @known */
-void kvm_events_json_u64(const char *name, u64 value, bool known, FILE *fp);
-/* ,value or an empty CSV cell where not @known */
-void kvm_events_csv_u64(u64 value, bool known, FILE *fp);
 /* Whether diff compares what each of the view's sort keys is; says why not */
 bool kvm_events_display__diff_sorts(const struct kvm_events_view *view);
 /* diff: @old's and @new's keys, recorded over @old_s and @new_s seconds */

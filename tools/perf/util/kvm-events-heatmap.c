@@ -28,36 +28,39 @@
 #include "kvm-events-display.h"
 #include "kvm-events-heatmap.h"
 
-struct kvm_events_heatmap *kvm_events_heatmap__new(u64 first, u64 last)
+/* Column 0 and the columns' width: the header's span, or none yet */
+static void heatmap__start(struct kvm_events_heatmap *heatmap, u64 first, u64 last)
 {
-	struct kvm_events_heatmap *heatmap = zalloc(sizeof(*heatmap));
-
-	if (!heatmap)
-		return NULL;
 	heatmap->width = KVM_EVENTS_HEATMAP_MIN_WIDTH;
+	heatmap->started = false;
+	heatmap->no_memory = 0;
 	if (last > first) {
 		heatmap->origin = first;
-		heatmap->header_last = last;
 		heatmap->started = true;
 		/* The last sample's column is the last one. */
 		heatmap->width = (last - first) / KVM_EVENTS_HEATMAP_COLUMNS + 1;
 	}
-	return heatmap;
 }
 
-void kvm_events_heatmap__delete(struct kvm_events_heatmap *heatmap)
+static void heatmap__free_grids(struct kvm_events_heatmap *heatmap)
 {
 	struct kvm_events_grid *grid, *next;
 	int i;
 
-	if (!heatmap)
-		return;
 	for (grid = heatmap->grids; grid; grid = next) {
 		next = grid->next;
 		for (i = 0; i < KVM_EVENTS_HEATMAP_COLUMNS; i++)
 			free(grid->col[i]);
 		free(grid);
 	}
+	heatmap->grids = NULL;
+}
+
+void kvm_events_heatmap__delete(struct kvm_events_heatmap *heatmap)
+{
+	if (!heatmap)
+		return;
+	heatmap__free_grids(heatmap);
 	free(heatmap);
 }
 
@@ -107,12 +110,17 @@ static struct kvm_events_grid *heatmap__grid(struct kvm_events_heatmap *heatmap,
 	return *grid;
 }
 
-/* --histogram's bucket: 0 for 0 ns, k for [2^(k-1), 2^k) ns */
-void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
-			     struct kvm_events_grid **grid, u64 first,
-			     u64 time, u64 duration)
+/*
+ * A timed event at @time that took @duration ns, into the key's grid.
+ * Where the header gave no span, column 0 starts at @first, the first
+ * sample read.
+ */
+static void heatmap__timed(struct kvm_events_observer *observer, void **observed,
+			   u64 first, u64 time, u64 duration)
 {
-	struct kvm_events_grid *g = heatmap__grid(heatmap, grid);
+	struct kvm_events_heatmap *heatmap =
+		container_of(observer, struct kvm_events_heatmap, observer);
+	struct kvm_events_grid *g = heatmap__grid(heatmap, (struct kvm_events_grid **)observed);
 	u64 col;
 
 	if (!heatmap->started) {
@@ -131,6 +139,30 @@ void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
 	g->col[col][kvm_events_log2_bucket(duration)]++;
 }
 
+/* The reading starts over: the keys the grids were for are gone. */
+static void heatmap__forget(struct kvm_events_observer *observer)
+{
+	struct kvm_events_heatmap *heatmap =
+		container_of(observer, struct kvm_events_heatmap, observer);
+
+	heatmap__free_grids(heatmap);
+	heatmap__start(heatmap, heatmap->first, heatmap->last);
+}
+
+struct kvm_events_heatmap *kvm_events_heatmap__new(u64 first, u64 last)
+{
+	struct kvm_events_heatmap *heatmap = zalloc(sizeof(*heatmap));
+
+	if (!heatmap)
+		return NULL;
+	heatmap->observer.timed = heatmap__timed;
+	heatmap->observer.forget = heatmap__forget;
+	heatmap->first = first;
+	heatmap->last = last;
+	heatmap__start(heatmap, first, last);
+	return heatmap;
+}
+
 /* The SVG: two panels a row, each a plot of columns by bucket rows */
 #define PANELS_PER_ROW	2
 #define MARGIN		10
@@ -146,7 +178,7 @@ void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
 /* What the panels share: one time axis, one bucket range, one colour scale */
 struct layout {
 	const struct kvm_events_display *d;
-	struct kvm_events_heatmap	*heatmap;
+	const struct kvm_events_heatmap *heatmap;
 	struct kvm_events_key		**keys;
 	size_t				nr_keys;
 	size_t				nr_panels;
@@ -240,7 +272,7 @@ static void layout__measure(struct layout *l)
 	l->low = KVM_EVENTS_LOG2_BUCKETS;
 	l->high = -1;
 	for (p = 0; p < l->nr_panels; p++) {
-		const struct kvm_events_grid *grid = l->keys[p]->grid;
+		const struct kvm_events_grid *grid = l->keys[p]->observed;
 
 		for (c = 0; grid && c < KVM_EVENTS_HEATMAP_COLUMNS; c++) {
 			for (b = 0; grid->col[c] && b < KVM_EVENTS_LOG2_BUCKETS; b++) {
@@ -262,7 +294,8 @@ static void layout__measure(struct layout *l)
 /* The columns up to the last sample read, or the header's last time */
 static u64 drawn_columns(const struct kvm_events_heatmap *heatmap, u64 last_time)
 {
-	u64 last = max(heatmap->header_last, last_time);
+	u64 header_last = heatmap->last > heatmap->first ? heatmap->last : 0;
+	u64 last = max(header_last, last_time);
 
 	if (!heatmap->started)
 		return 1;
@@ -407,7 +440,7 @@ static void write_cell(const struct layout *l, const struct kvm_events_key *key,
 static void write_panel(const struct layout *l, size_t p, int y)
 {
 	const struct kvm_events_key *key = l->keys[p];
-	const struct kvm_events_grid *grid = key->grid;
+	const struct kvm_events_grid *grid = key->observed;
 	int c, b;
 
 	fprintf(l->fp, "<g class='panel' transform='translate(%d,%d)' data-key='",
@@ -482,13 +515,12 @@ static struct kvm_events_key **busiest_keys(struct kvm_events_report *report, si
 	return keys;
 }
 
-int kvm_events_heatmap__write(const struct kvm_events_display *d, const char *path)
+int kvm_events_heatmap__write(const struct kvm_events_heatmap *heatmap,
+			      const struct kvm_events_display *d, const char *path)
 {
-	struct layout l = { .d = d, .heatmap = d->report->heatmap };
+	struct layout l = { .d = d, .heatmap = heatmap };
 	int ret = 0;
 
-	if (!l.heatmap)
-		return 0;
 	l.keys = busiest_keys(d->report, &l.nr_keys);
 	if (!l.keys) {
 		pr_err("perf kvm-events report: --heatmap %s: out of memory\n", path);

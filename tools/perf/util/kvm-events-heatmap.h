@@ -5,9 +5,11 @@
 /*
  * perf kvm-events report --heatmap: per key, the timed samples counted
  * per (time column, --histogram's log2 ns bucket), drawn as an SVG.
- * The engine keeps the counts only where --heatmap is asked.
+ * It observes a report (struct kvm_events_observer): the engine hands it
+ * each timed event, only where --heatmap is asked.
  */
 #include <linux/types.h>
+#include "kvm-events.h"
 
 struct kvm_events_display;
 
@@ -24,10 +26,13 @@ struct kvm_events_grid {
 	u64			*col[KVM_EVENTS_HEATMAP_COLUMNS];
 };
 
+/* A report's observer: kvm_events_report's observer = &heatmap->observer */
 struct kvm_events_heatmap {
+	struct kvm_events_observer observer;
+	u64			first;		/* the header's span, */
+	u64			last;		/* last <= first: none */
 	u64			origin;		/* the time of column 0's start */
 	u64			width;		/* ns per column */
-	u64			header_last;	/* the header's last sample time, or 0 */
 	bool			started;	/* origin is set */
 	u64			no_memory;	/* timed samples left out of a grid */
 	struct kvm_events_grid	*grids;
@@ -36,14 +41,8 @@ struct kvm_events_heatmap {
 /* @first and @last: the header's sample times; last <= first: unknown */
 struct kvm_events_heatmap *kvm_events_heatmap__new(u64 first, u64 last);
 void kvm_events_heatmap__delete(struct kvm_events_heatmap *heatmap);
-/*
- * A timed sample at @time that took @duration ns, into *@grid.  Where the
- * header gave no span, column 0 starts at @first, the first sample read.
- */
-void kvm_events_heatmap__add(struct kvm_events_heatmap *heatmap,
-			     struct kvm_events_grid **grid, u64 first,
-			     u64 time, u64 duration);
-/* Writes the report's heatmap as an SVG to @path; errors are printed */
-int kvm_events_heatmap__write(const struct kvm_events_display *d, const char *path);
+/* Writes @heatmap of @d's report as an SVG to @path; errors are printed */
+int kvm_events_heatmap__write(const struct kvm_events_heatmap *heatmap,
+			      const struct kvm_events_display *d, const char *path);
 
 #endif /* __PERF_KVM_EVENTS_HEATMAP_H */

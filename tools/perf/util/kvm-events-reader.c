@@ -40,9 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -544,15 +542,13 @@ static u64 reader__data_end(struct reader *r)
  * In a stream, the tracing data follows its record.  perf's
  * perf_event__process_tracing_data() reads it from the session's file
  * descriptor: it is given a memfd holding what this reader has already
- * read.  A child reads it first, as check_header_in_child() does for a
- * file: libtraceevent crashes on some print formats.
+ * read.
  */
 static int reader__tracing_data(struct reader *r, union perf_event *event,
 				const u8 *payload)
 {
 	struct perf_data *data = r->session->data;
-	int fd = data->file.fd, memfd, status, ret = -EINVAL;
-	pid_t pid;
+	int fd = data->file.fd, memfd, ret = -EINVAL;
 
 	memfd = memfd_create("kvm-events-tracing-data", 0);
 	if (memfd < 0)
@@ -560,24 +556,6 @@ static int reader__tracing_data(struct reader *r, union perf_event *event,
 	if (write(memfd, payload, event->tracing_data.size) != event->tracing_data.size)
 		goto out;
 	data->file.fd = memfd;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
-		signal(SIGFPE, SIG_DFL);
-		signal(SIGABRT, SIG_DFL);
-		lseek(memfd, 0, SEEK_SET);
-		_exit(perf_session__deliver_synth_event(r->session, event, NULL) < 0);
-	}
-	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status)) {
-		pr_err("%s: reading its tracing data kills perf (signal %d: a bug of perf or of libtraceevent that this input sets off); not read\n",
-		       r->path, WTERMSIG(status));
-		goto out;
-	}
 	lseek(memfd, 0, SEEK_SET);
 	ret = perf_session__deliver_synth_event(r->session, event, NULL);
 	if (ret < 0)
@@ -827,7 +805,7 @@ static int reader_part__init(struct reader_part *part, struct reader *r, u64 sta
 	if (!ret)
 		ret = kvm_events_report__init(&part->report, report->analysis, &report->opts);
 	if (!ret)
-		kvm_events_report__second_part(&part->report);
+		ret = kvm_events_report__second_part(&part->report);
 	if (!ret)
 		ret = record_input__init(&part->in, part->r.fd, r->path, start, size,
 					 RECORD_INPUT_BUF_SIZE, false);
@@ -1115,12 +1093,18 @@ static int reader__passes(struct reader *r, struct record_input *inputs, int nr,
 static int reader__forget(struct reader *r)
 {
 	const struct kvm_events_analysis *analysis = r->report->analysis;
+	struct kvm_events_observer *observer = r->report->observer;
 	struct kvm_events_options opts = r->report->opts;
+	int ret;
 
 	kvm_events_queue__exit(&r->queue);
 	kvm_events_queue__init(&r->queue);
 	kvm_events_report__exit(r->report);
-	return kvm_events_report__init(r->report, analysis, &opts);
+	ret = kvm_events_report__init(r->report, analysis, &opts);
+	if (observer)
+		observer->forget(observer);
+	r->report->observer = observer;
+	return ret;
 }
 
 /* Marks, for the pairing thread, where the reading starts again */

@@ -23,8 +23,6 @@ struct hashmap;
 struct intlist;
 struct kvm_events_analysis;
 struct latency_dist;
-struct kvm_events_grid;
-struct kvm_events_heatmap;
 struct kvm_events_guest_symbols;
 struct kvm_events_split;
 
@@ -120,7 +118,7 @@ struct kvm_events_key {
 	struct stats		stats;		/* of the timed ones */
 	struct latency_dist	*dist;		/* for percentiles, if asked */
 	u64			*log2_ns;	/* --histogram: kvm_events_log2_bucket() */
-	struct kvm_events_grid	*grid;		/* --heatmap: its time by bucket counts */
+	void			*observed;	/* the observer's own, for this key */
 	struct kvm_events_split	*split;		/* on and off CPU, if switches were recorded */
 };
 
@@ -198,11 +196,21 @@ struct kvm_events_options {
 	enum kvm_events_site	site;
 	const struct kvm_events_guest_symbols *guest_symbols;
 	bool			sched;		/* switches recorded: split the time */
-	u64			span_first;	/* ...its span: the header's, */
-	u64			span_last;	/* last <= first: not recorded */
 };
 
 struct kvm_events_pairing;
+
+/*
+ * Another view of the timed events (--heatmap's), kept by its owner: the
+ * engine hands it each one, and *@observed, the key's pointer for it.  A
+ * report without one pays a test per timed event, nothing more.
+ */
+struct kvm_events_observer {
+	void (*timed)(struct kvm_events_observer *observer, void **observed,
+		      u64 first, u64 time, u64 duration);
+	/* The reading starts over: what was seen is to be forgotten */
+	void (*forget)(struct kvm_events_observer *observer);
+};
 
 struct kvm_events_report {
 	const struct kvm_events_analysis *analysis;
@@ -212,7 +220,7 @@ struct kvm_events_report {
 	u32			nr_top;
 	struct kvm_events_totals totals;
 	struct kvm_events_pairing *pairing;	/* the engine's own */
-	struct kvm_events_heatmap *heatmap;	/* --heatmap's counts */
+	struct kvm_events_observer *observer;	/* not the report's: its owner's */
 };
 
 /* What keys can be sorted by: all descending, but the name */
@@ -342,15 +350,14 @@ void kvm_events_report__finish(struct kvm_events_report *report);
  * A file read in two parts at once: the second part's report holds back
  * what needs the first's state, and is joined to it at the end.
  */
-void kvm_events_report__second_part(struct kvm_events_report *report);
+int kvm_events_report__second_part(struct kvm_events_report *report);
 void kvm_events_report__defer_until(struct kvm_events_report *report, u64 time);
 bool kvm_events_report__can_join(const struct kvm_events_report *second);
 size_t kvm_events_report__held(const struct kvm_events_report *second,
 			       const struct kvm_events_sample **held);
 int kvm_events_report__join(struct kvm_events_report *first,
 			    const struct kvm_events_report *second);
-struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
-					      const char *name);
+struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report, const char *name);
 struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *report,
 						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr);

@@ -19,67 +19,13 @@
 #include "hashmap.h"
 #include "intlist.h"
 #include "kvm-events-analysis.h"
-#include "kvm-events-heatmap.h"
+#include "kvm-events-pairing.h"
 #include "kvm-events-sched.h"
 #include "latency-dist.h"
 #include "time-utils.h"
 
 /* What --top allocates first: most ask for a few */
 #define TOP_MIN_ALLOC	64
-
-/* Direct-mapped caches in front of the maps, for the per-sample lookups */
-#define PAIRING_CACHE	64
-
-/*
- * The samples a second part holds back, at most: past that, the parts
- * cannot be joined (threads that never set their state anew, or never
- * show their vcpu id where it matters).
- */
-#define DEFERRED_MAX	(64 * 1024)
-
-struct vcpu_state;
-
-/* The engine's own state of a report */
-struct kvm_events_pairing {
-	bool			filtering;	/* any filter in the options */
-	struct hashmap		*keys;
-	struct hashmap		*vcpus;
-	struct kvm_events_key	*key_cache[PAIRING_CACHE];
-	struct vcpu_state	*vcpu_cache[PAIRING_CACHE];
-	u32			alloc_top;
-	/*
-	 * A report of the second part of a file: a thread's samples wait for
-	 * the first part's state of it, up to one that sets its state anew.
-	 */
-	bool			second_part;
-	bool			vcpu_matters;	/* to a filter or the grouping */
-	bool			cannot_join;
-	u64			defer_until;
-	struct kvm_events_sample *deferred;
-	size_t			nr_deferred;
-	size_t			alloc_deferred;
-	/* Its switches of threads it has no state of: kvm_events_offcpu_ahead by tid */
-	struct hashmap		*ahead;
-};
-
-/*
- * Pairing state of one vcpu thread.  A sample is accounted when its
- * interval is resolved (ended, superseded or cut off), since filters such
- * as --duration need its time.
- */
-struct vcpu_state {
-	u32	tid;
-	u32	pid;
-	u32	vcpu;
-	bool	open;		/* an interval has begun */
-	bool	pending;	/* ...for a sample of pending_key */
-	u64	begin_time;
-	u64	pending_key;
-	u64	rip;		/* of the last exit */
-	u64	begin_rip;	/* of the exit the interval began in */
-	bool	started;	/* in a second part: its state is its own */
-	struct kvm_events_offcpu offcpu;	/* of the open interval */
-};
 
 /* How a sample's interval was resolved */
 enum resolution {
@@ -134,12 +80,12 @@ static bool key_equal(long key1, long key2, void *ctx __maybe_unused)
 	return a->key == b->key && a->group == b->group && a->pid == b->pid;
 }
 
-static size_t tid_hash(long key, void *ctx __maybe_unused)
+size_t kvm_events_pairing__tid_hash(long key, void *ctx __maybe_unused)
 {
 	return key;
 }
 
-static bool tid_equal(long key1, long key2, void *ctx __maybe_unused)
+bool kvm_events_pairing__tid_equal(long key1, long key2, void *ctx __maybe_unused)
 {
 	return key1 == key2;
 }
@@ -164,7 +110,7 @@ int kvm_events_report__init(struct kvm_events_report *report,
 	pairing->vcpu_matters = report->opts.nr_vcpu_ranges ||
 				report->opts.group == KVM_EVENTS_GROUP_VCPU;
 	keys = hashmap__new(key_hash, key_equal, NULL);
-	vcpus = hashmap__new(tid_hash, tid_equal, NULL);
+	vcpus = hashmap__new(kvm_events_pairing__tid_hash, kvm_events_pairing__tid_equal, NULL);
 	pairing->keys = IS_ERR(keys) ? NULL : keys;
 	pairing->vcpus = IS_ERR(vcpus) ? NULL : vcpus;
 	if (!pairing->keys || !pairing->vcpus)
@@ -174,12 +120,6 @@ int kvm_events_report__init(struct kvm_events_report *report,
 		report->pairing->alloc_top = min_t(u32, report->opts.top, TOP_MIN_ALLOC);
 		report->top = calloc(report->pairing->alloc_top, sizeof(*report->top));
 		if (!report->top)
-			return -ENOMEM;
-	}
-	if (report->opts.heatmap) {
-		report->heatmap = kvm_events_heatmap__new(report->opts.span_first,
-							  report->opts.span_last);
-		if (!report->heatmap)
 			return -ENOMEM;
 	}
 	return 0;
@@ -208,16 +148,10 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 			free(cur->pvalue);
 		hashmap__free(report->pairing->vcpus);
 	}
-	if (report->pairing->ahead) {
-		hashmap__for_each_entry(report->pairing->ahead, cur, bkt)
-			free(cur->pvalue);
-		hashmap__free(report->pairing->ahead);
-	}
-	free(report->pairing->deferred);
+	if (report->pairing->deferral)
+		report->pairing->deferral->free(report->pairing->deferral);
 	zfree(&report->top);
 	zfree(&report->pairing);
-	kvm_events_heatmap__delete(report->heatmap);
-	report->heatmap = NULL;
 }
 
 /* The map, on a miss of the cache; a new vcpu_state for a thread not seen yet */
@@ -237,7 +171,7 @@ static noinline struct vcpu_state *vcpu_state__find(struct kvm_events_report *re
 	vcpu->tid = s->tid;
 	vcpu->pid = s->pid;
 	vcpu->vcpu = KVM_EVENTS_NO_VCPU;
-	vcpu->started = !report->pairing->second_part;
+	vcpu->started = !report->pairing->deferral;
 	if (hashmap__add(report->pairing->vcpus, s->tid, vcpu)) {
 		free(vcpu);
 		return NULL;
@@ -315,8 +249,8 @@ static struct kvm_events_key *key__new(struct kvm_events_report *report,
 }
 
 /* Out of line: the lookup key zeroes a whole entry, too slow for every sample */
-static noinline struct kvm_events_key *key__find(struct kvm_events_report *report,
-						 u64 key, u32 group, u32 pid)
+noinline struct kvm_events_key *kvm_events_pairing__key(struct kvm_events_report *report,
+							u64 key, u32 group, u32 pid)
 {
 	struct kvm_events_key lookup = { .key = key, .group = group, .pid = pid };
 	struct kvm_events_key *entry;
@@ -335,7 +269,7 @@ static struct kvm_events_key *key__get(struct kvm_events_report *report,
 	entry = *cached;
 	if (entry && entry->key == key && entry->group == group && entry->pid == pid)
 		return entry;
-	entry = key__find(report, key, group, pid);
+	entry = kvm_events_pairing__key(report, key, group, pid);
 	if (entry)
 		*cached = entry;
 	return entry;
@@ -541,8 +475,8 @@ static void add_time(struct kvm_events_report *report,
 		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
 	if (entry->log2_ns)
 		entry->log2_ns[kvm_events_log2_bucket(duration)]++;
-	if (report->heatmap)
-		kvm_events_heatmap__add(report->heatmap, &entry->grid,
+	if (report->observer)
+		report->observer->timed(report->observer, &entry->observed,
 					report->totals.first_time, time, duration);
 	if (entry->split)
 		add_split(entry->split, vcpu, duration);
@@ -694,8 +628,8 @@ u64 kvm_events_totals__lost(const struct kvm_events_totals *totals)
  * The thread id now runs in another process: a new VM reused it after the
  * old one ended.  Nothing the old vcpu began can end in the new one.
  */
-static void vcpu_state__reused(struct kvm_events_report *report,
-			       struct vcpu_state *vcpu, u32 pid)
+void kvm_events_pairing__reused(struct kvm_events_report *report,
+				struct vcpu_state *vcpu, u32 pid)
 {
 	vcpu_state__cut(report, vcpu);
 	vcpu->pid = pid;
@@ -716,120 +650,6 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
-/* Whether the interval before @s tells how @s is accounted */
-static bool needs_interval(const struct kvm_events_analysis *analysis,
-			   const struct kvm_events_sample *s)
-{
-	u64 key, duration;
-
-	if (analysis->begin(s, &key) || analysis->end(s, &key))
-		return true;
-	if (analysis->whole && analysis->whole(s, &key, &duration))
-		return false;
-	/* Without a key to refine, it is of no use: no interval can make it one. */
-	return analysis->refine;
-}
-
-/* Holds @s back for the first part; false if there is no room for it */
-static bool pairing__hold(struct kvm_events_pairing *pairing,
-			  const struct kvm_events_sample *s)
-{
-	if (pairing->nr_deferred == pairing->alloc_deferred) {
-		size_t alloc = pairing->alloc_deferred ? pairing->alloc_deferred * 2 : 256;
-		void *grown = NULL;
-
-		if (alloc <= DEFERRED_MAX)
-			grown = reallocarray(pairing->deferred, alloc, sizeof(*s));
-		if (!grown) {
-			pairing->cannot_join = true;
-			return false;
-		}
-		pairing->deferred = grown;
-		pairing->alloc_deferred = alloc;
-	}
-	pairing->deferred[pairing->nr_deferred++] = *s;
-	return true;
-}
-
-/*
- * A second part's sample of a thread not yet started in it: held for the
- * first part, where it is accounted, with what it tells of the thread
- * kept as report__add() keeps it.  A begin or an end sets the thread's
- * interval whatever came before: the first one after every sample of the
- * first part, with the vcpu id known where it matters, starts the thread
- * here, in the state it leaves there.
- */
-static noinline bool vcpu_state__defer(struct kvm_events_report *report,
-				       struct vcpu_state *vcpu,
-				       const struct kvm_events_sample *s)
-{
-	struct kvm_events_pairing *pairing = report->pairing;
-	bool known = s->time > pairing->defer_until &&
-		     (!pairing->vcpu_matters || s->vcpu != KVM_EVENTS_NO_VCPU ||
-		      (vcpu->pid == s->pid && vcpu->vcpu != KVM_EVENTS_NO_VCPU));
-	u64 key;
-
-	/* A sample that needs nothing of the interval is accounted here. */
-	if (known && !needs_interval(report->analysis, s))
-		return false;
-	if (!pairing__hold(pairing, s))
-		return true;
-	/* Nothing is pending before the start: nothing is accounted here. */
-	if (vcpu->pid != s->pid)
-		vcpu_state__reused(report, vcpu, s->pid);
-	if (s->vcpu != KVM_EVENTS_NO_VCPU)
-		vcpu->vcpu = s->vcpu;
-	if (s->tp == KVM_TP_EXIT)
-		vcpu->rip = s->rip;
-	if (!known)
-		return true;
-	if (report->analysis->begin(s, &key)) {
-		vcpu->open = true;
-		vcpu->begin_time = s->time;
-		vcpu->begin_rip = vcpu->rip;
-		vcpu->pending = key != KVM_EVENTS_NO_KEY;
-		vcpu->pending_key = key;
-	} else if (report->analysis->end(s, &key)) {
-		vcpu->open = false;
-		vcpu->pending = false;
-	} else {
-		return true;
-	}
-	vcpu->started = true;
-	return true;
-}
-
-/*
- * A second part's switch of a thread it has no state of, later than all
- * of the first part: the join gives it to the thread there, if any.
- */
-static void switch_ahead(struct kvm_events_report *report,
-			 const struct kvm_events_sample *s)
-{
-	struct kvm_events_pairing *pairing = report->pairing;
-	struct kvm_events_offcpu_ahead *ahead;
-
-	if (!pairing->ahead) {
-		pairing->ahead = hashmap__new(tid_hash, tid_equal, NULL);
-		if (IS_ERR(pairing->ahead))
-			pairing->ahead = NULL;
-	}
-	if (!pairing->ahead) {
-		pairing->cannot_join = true;
-		return;
-	}
-	if (!hashmap__find(pairing->ahead, s->tid, &ahead)) {
-		ahead = zalloc(sizeof(*ahead));
-		if (!ahead || hashmap__add(pairing->ahead, s->tid, ahead)) {
-			free(ahead);
-			pairing->cannot_join = true;
-			return;
-		}
-		kvm_events_offcpu__begin(&ahead->offcpu);
-	}
-	kvm_events_offcpu_ahead__add(ahead, s);
-}
-
 /*
  * A context switch: time off CPU, if it falls in an open interval.  Only
  * threads that wrote kvm samples have a state: the switches of the others
@@ -844,17 +664,11 @@ static noinline void report__switch(struct kvm_events_report *report,
 		     hashmap__find(pairing->vcpus, s->tid, &vcpu);
 
 	/* A second part holds back what the first part's state decides. */
-	if (pairing->second_part &&
-	    (s->time <= pairing->defer_until || (known && !vcpu->started))) {
-		pairing__hold(pairing, s);
+	if (pairing->deferral && pairing->deferral->switched(report, known ? vcpu : NULL, s))
 		return;
-	}
 	report->totals.switch_records++;
-	if (!known) {
-		if (pairing->second_part)
-			switch_ahead(report, s);
+	if (!known)
 		return;
-	}
 	if (s->kind & KVM_EVENTS_SWITCH_IN)
 		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
 	else if (vcpu->open)
@@ -878,7 +692,8 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		return;
 	}
 	vcpu = vcpu_state__get(report, s);
-	if (unlikely(vcpu && !vcpu->started) && vcpu_state__defer(report, vcpu, s))
+	if (unlikely(vcpu && !vcpu->started) &&
+	    report->pairing->deferral->sample(report, vcpu, s))
 		return;
 	report->totals.read++;
 	report->totals.by_tp[s->tp]++;
@@ -891,7 +706,7 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		return;
 	}
 	if (vcpu->pid != s->pid)
-		vcpu_state__reused(report, vcpu, s->pid);
+		kvm_events_pairing__reused(report, vcpu, s->pid);
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
 	if (s->tp == KVM_TP_EXIT)
@@ -946,180 +761,6 @@ void kvm_events_report__finish(struct kvm_events_report *report)
 
 	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
 		vcpu_state__cut(report, cur->pvalue);
-}
-
-/*
- * Makes @report that of the second part of a file, joined to the first's
- * at the end.  Until kvm_events_report__defer_until() says, any sample
- * may be due before one of the first part's.
- */
-void kvm_events_report__second_part(struct kvm_events_report *report)
-{
-	report->pairing->second_part = true;
-	report->pairing->defer_until = UINT64_MAX;
-}
-
-/* No sample of the first part is later than @time. */
-void kvm_events_report__defer_until(struct kvm_events_report *report, u64 time)
-{
-	report->pairing->defer_until = time;
-}
-
-/* Whether the second part held back no more than it could */
-bool kvm_events_report__can_join(const struct kvm_events_report *second)
-{
-	return !second->pairing->cannot_join;
-}
-
-/*
- * What the second part held back that may be due before some of the
- * first part's samples, which the first orders with its own: how many,
- * from *@held on.  They come first: all were handed over in time order.
- */
-size_t kvm_events_report__held(const struct kvm_events_report *second,
-			       const struct kvm_events_sample **held)
-{
-	const struct kvm_events_pairing *pairing = second->pairing;
-	size_t i;
-
-	for (i = 0; i < pairing->nr_deferred; i++) {
-		if (pairing->deferred[i].time > pairing->defer_until)
-			break;
-	}
-	*held = pairing->deferred;
-	return i;
-}
-
-/* The mean and M2 of two sets of values from theirs (Chan et al.) */
-static void stats__join(struct stats *to, const struct stats *from)
-{
-	double n = to->n + from->n, delta = from->mean - to->mean;
-
-	if (!from->n)
-		return;
-	/* As they are: mean * n / n need not give the mean back. */
-	if (!to->n) {
-		*to = *from;
-		return;
-	}
-	to->mean += delta * from->n / n;
-	to->M2 += from->M2 + delta * delta * to->n * from->n / n;
-	to->n = n;
-	to->min = min(to->min, from->min);
-	to->max = max(to->max, from->max);
-}
-
-int kvm_events_key__join(struct kvm_events_key *to, const struct kvm_events_key *from)
-{
-	int i;
-
-	to->samples += from->samples;
-	to->timed += from->timed;
-	to->total_ns += from->total_ns;
-	stats__join(&to->stats, &from->stats);
-	if (to->dist && from->dist && latency_dist__join(to->dist, from->dist))
-		return -ENOMEM;
-	if (to->split && from->split && kvm_events_split__join(to->split, from->split))
-		return -ENOMEM;
-	for (i = 0; to->log2_ns && from->log2_ns && i < KVM_EVENTS_LOG2_BUCKETS; i++)
-		to->log2_ns[i] += from->log2_ns[i];
-	return 0;
-}
-
-static int key__join(struct kvm_events_report *report, const struct kvm_events_key *from)
-{
-	struct kvm_events_key *to = key__find(report, from->key, from->group, from->pid);
-
-	return to ? kvm_events_key__join(to, from) : -ENOMEM;
-}
-
-static void totals__join(struct kvm_events_totals *to, const struct kvm_events_totals *from)
-{
-	int i;
-
-	to->read += from->read;
-	to->keyed += from->keyed;
-	to->paired_end += from->paired_end;
-	to->no_end += from->no_end;
-	to->no_begin += from->no_begin;
-	to->filtered += from->filtered;
-	to->unused += from->unused;
-	to->no_memory += from->no_memory;
-	to->total_ns += from->total_ns;
-	to->other_events += from->other_events;
-	to->switch_records += from->switch_records;
-	for (i = 0; i < KVM_TP__NR; i++)
-		to->by_tp[i] += from->by_tp[i];
-}
-
-/* The span of the samples read, as if @s had been read too */
-static void totals__span(struct kvm_events_totals *totals, u64 time)
-{
-	if (!totals->first_time || time < totals->first_time)
-		totals->first_time = time;
-	totals->last_time = max(totals->last_time, time);
-}
-
-/* The switches a second part saw ahead of the threads' first samples there */
-static void join_ahead(struct kvm_events_report *first, struct hashmap *ahead)
-{
-	struct hashmap_entry *cur;
-	struct vcpu_state *to;
-	size_t bkt, inside = 0;
-
-	hashmap__for_each_entry(ahead, cur, bkt) {
-		if (!hashmap__find(first->pairing->vcpus, cur->key, &to))
-			continue;
-		kvm_events_offcpu__join(&to->offcpu, to->open, to->begin_time, cur->pvalue);
-		inside += to->open;
-	}
-	/* Which path the switches took: the tests ask. */
-	pr_debug("kvm-events: switches ahead in the second part: %zu threads, %zu of them in an exit of the first\n",
-		 hashmap__size(ahead), inside);
-}
-
-/*
- * Joins the report of a file's second part to the first's, once the
- * first was handed the samples kvm_events_report__held() gives: the rest
- * of those the second held back follow, in their order; the threads that
- * began an interval in the second go on from its state, and its keys and
- * totals are added.  Only the mean and M2 of --stddev differ from those of
- * one report of all the samples, in the last bits of a double.
- */
-int kvm_events_report__join(struct kvm_events_report *first,
-			    const struct kvm_events_report *second)
-{
-	const struct kvm_events_pairing *pairing = second->pairing;
-	struct kvm_events_totals span = first->totals;
-	const struct kvm_events_sample *held;
-	struct hashmap_entry *cur;
-	size_t bkt, i;
-
-	if (pairing->ahead)
-		join_ahead(first, pairing->ahead);
-	for (i = kvm_events_report__held(second, &held); i < pairing->nr_deferred; i++) {
-		report__add(first, &pairing->deferred[i]);
-		totals__span(&span, pairing->deferred[i].time);
-	}
-	hashmap__for_each_entry(pairing->vcpus, cur, bkt) {
-		const struct vcpu_state *from = cur->pvalue;
-		struct vcpu_state *to;
-
-		if (from->started && hashmap__find(first->pairing->vcpus, from->tid, &to))
-			*to = *from;
-	}
-	hashmap__for_each_entry(pairing->keys, cur, bkt) {
-		if (key__join(first, cur->pvalue))
-			return -ENOMEM;
-	}
-	totals__join(&first->totals, &second->totals);
-	if (second->totals.first_time) {
-		totals__span(&span, second->totals.first_time);
-		totals__span(&span, second->totals.last_time);
-	}
-	first->totals.first_time = span.first_time;
-	first->totals.last_time = span.last_time;
-	return 0;
 }
 
 struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
