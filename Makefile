@@ -21,6 +21,14 @@
 #   make perf-arm64 cross-build the same perf for arm64, into
 #                   build/perf-out-arm64/perf
 #   make run        record the bundled KVM guest and print the reports
+#   make bench      time the report against upstream's and cat; the table
+#                   goes to build/bench.txt (it takes minutes)
+#   make deps-optional
+#                   install what only some tests use (chromium)
+#   make readme-picture
+#                   redraw doc/heatmap.png, the README's picture: the
+#                   screenshot of the heatmap's browser test (it needs
+#                   chromium: make deps-optional)
 #   make series     write the work as a git am-able series to build/series
 #   make series-check
 #                   build perf after each patch of the series, and run
@@ -81,7 +89,8 @@ define build-kvmgen
 endef
 
 .PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional deps-check \
-	tree check vm-check run series series-check bench fuzz clean FORCE
+	tree check vm-check run readme-picture series series-check bench fuzz \
+	clean FORCE
 
 all: perf
 
@@ -233,6 +242,13 @@ fuzz: perf perf-san perf-fuzz
 
 run: perf
 	@scripts/run.sh $(PERF)
+
+# kvm-events-heatmap-browser.sh copies its screenshot to HEATMAP_SHOT
+readme-picture: perf
+	@mkdir -p doc
+	@PATH=$(OUT):$$PATH HEATMAP_SHOT=$(CURDIR)/doc/heatmap.png \
+		bash tools/perf/tests/shell/kvm-events-heatmap-browser.sh
+	@echo "  PNG    doc/heatmap.png"
 
 series: tree
 	@scripts/series.py $(BASE) $(TREE) $(BUILD)/series

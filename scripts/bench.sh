@@ -14,7 +14,9 @@
 # busy running its VMs.  The table gives the median wall time of
 # BENCH_RUNS runs, the ratios to upstream (on one CPU, to upstream's on
 # one CPU) and to cat, the wall time per sample of the file, and, from
-# one more run, peak RSS and peak anonymous memory.
+# one more run, peak RSS and peak anonymous memory.  The table goes to
+# standard output, to build/bench.txt (the last run's, overwritten) and
+# to build/bench/results.txt, beside the bench's other files.
 #
 # Inputs, all laid out as perf record lays them out (see kvmgen's
 # layout_modifiers): kvmgen's vmx (perf kvm-events record -p) at each size
@@ -327,4 +329,4 @@ else
 	"$top/scripts/vm.sh" -i -w "$out" -- "$0" "$perf" --slowdown "$out" > "$out/vm.log" 2>&1
 	grep -v 'reboot: Power down' "$out/vm.log"
 fi
-} | tee "$results"
+} | tee "$results" "$top/build/bench.txt"

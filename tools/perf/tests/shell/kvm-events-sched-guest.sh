@@ -59,14 +59,15 @@ if ! perf kvm-events report -i "$dir/halts.data" --top 5 --json |
 	echo "FAIL: --top of a recording with -a names no task that ran instead"
 	err=1
 fi
-# The README's report of it: the columns, what ran instead, the footer
+# The report of it that Documentation/kvm-events-design.txt shows: the
+# columns, what ran instead, the footer
 perf kvm-events report -i "$dir/halts.data" --top 2 \
-	--fields samples,avg,offcpu,preempted,blocked,offcpu.p99 > "$dir/readme.out"
+	--fields samples,avg,offcpu,preempted,blocked,offcpu.p99 > "$dir/design.out"
 for want in "Off CPU%" "Preempt%" "Blocked%" "Off CPU p99" "Ran instead" \
 	    "Context switches:"; do
-	if ! grep -q "$want" "$dir/readme.out"; then
-		echo "FAIL: the README's report has no '$want':"
-		cat "$dir/readme.out"
+	if ! grep -q "$want" "$dir/design.out"; then
+		echo "FAIL: kvm-events-design.txt's report has no '$want':"
+		cat "$dir/design.out"
 		err=1
 	fi
 done
