@@ -198,7 +198,7 @@ static u32 kvm_events_queue__build_tree(struct kvm_events_queue *q, u32 nr)
  * again, so a few runs and many are merged the same way, with fewer
  * comparisons than a scan of all heads.  Which CPU comes next stays as
  * hard to predict: that, more than the comparisons, is what the merge
- * costs (see the README).
+ * costs (see Documentation/kvm-events-design.txt).
  */
 static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
 					 struct kvm_events_report *report, u64 limit)
