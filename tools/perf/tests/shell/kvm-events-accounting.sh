@@ -14,8 +14,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # check DATA OPTION...: the buckets of the report's totals, and its
 # samples read against perf script's and the ground truth's

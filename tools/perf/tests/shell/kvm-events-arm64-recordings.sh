@@ -17,8 +17,7 @@ set -u
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 recordings=$(dirname "$0")/kvm-events-recordings
 
 for f in arm64-vhe-6.1-dup-kvm_mmio arm64-vhe-6.12-dup-kvm_entry; do

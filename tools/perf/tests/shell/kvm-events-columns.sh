@@ -17,8 +17,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 for run in "vmx msr" "vmx-nested vmexit" "riscv64 vmexit" "two-vms vmexit"; do
 	set -- $run

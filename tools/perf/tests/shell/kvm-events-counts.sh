@@ -20,8 +20,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # json_check FILE PYTHON-EXPRESSION WHAT: the expression over r, the JSON
 json_check() {

@@ -10,8 +10,7 @@ set -u
 need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # expect_error WHAT TEXT CMD...: CMD fails (not by a signal), and its
 # stderr holds TEXT.  129 is perf's usage error, 255 an exit(-1).

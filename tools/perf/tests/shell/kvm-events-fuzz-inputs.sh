@@ -15,6 +15,7 @@
 # bugs are kept apart, so that only new ones fail the run.
 
 set -u
+. "$(dirname "$0")/lib/kvm_events.sh"
 
 inputs="$(cd "$(dirname "$0")" && pwd)/kvm-events-fuzz"
 # Seconds before an input counts as a hang: a report of these small files
@@ -23,8 +24,7 @@ inputs="$(cd "$(dirname "$0")" && pwd)/kvm-events-fuzz"
 limit=5
 [ -n "${ASAN_OPTIONS:-}" ] && limit=30
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 open_failing=0
 
 # run_report FILE OPTIONS...: the report's exit status, 124 past the

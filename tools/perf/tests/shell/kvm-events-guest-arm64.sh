@@ -24,8 +24,7 @@ skip_without_arm64_kvm_tracing
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 counts="9 7 5 3"
 
 # record NAME ARGS...: perf kvm-events record --event all of the guest

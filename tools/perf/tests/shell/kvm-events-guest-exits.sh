@@ -21,8 +21,7 @@ skip_without_kvm_tracing
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 counts="7 5 4 3 6 9 8 11"
 
 # shellcheck disable=SC2086

@@ -20,8 +20,7 @@ if ! perf list 'kvm:kvm_vcpu_wakeup' 2>/dev/null | grep -q kvm_vcpu_wakeup; then
 fi
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # The halting guest needs an in-kernel irqchip and x2APIC: without them
 # it says why and exits 2.

@@ -19,8 +19,7 @@ if [ -z "$browser" ]; then
 fi
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 data="$dir/vmx.data"
 "$KVMGEN" "$data" vmx 2000 > /dev/null || exit 1

@@ -22,8 +22,7 @@ if [ "$(id -u)" != 0 ] || ! perf list 'kvm:kvm_exit' 2>/dev/null | grep -q kvm_e
 fi
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # event_lines FILE: one line per event, without its ids and config
 event_lines() {

@@ -14,8 +14,7 @@ skip_without_arm64_kvm_tracing
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # final_rows FILE: "key samples" of live's last table since the start
 final_rows() {

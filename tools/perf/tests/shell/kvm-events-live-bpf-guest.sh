@@ -9,8 +9,7 @@ skip_without_kvm_tracing
 skip_without_bpf
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # rows FILE: "key samples p50_ns" of the last table of FILE
 rows() {

@@ -8,8 +8,7 @@ set -u
 skip_without_bpf
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 fail() {
 	echo "FAIL: $1"

@@ -15,9 +15,11 @@ set -u
 skip_without_kvm_tracing
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+test_init
 need_tui "$dir"
-trap 'tm kill-server 2> /dev/null; rm -rf "$dir"' EXIT
-err=0
+test_cleanup() {
+	tm kill-server 2> /dev/null
+}
 
 # browse NAME LIVE-OPTIONS...: live --tui of the guest until it ends, then q
 browse() {

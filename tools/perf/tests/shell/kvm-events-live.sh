@@ -8,8 +8,7 @@ set -u
 skip_without_kvm_tracing
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # Until the command ends; the last table holds every access.
 if ! taskset -c 0 timeout 60 perf kvm-events live -d 1 --event ioport -- \

@@ -25,8 +25,7 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
 fi
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 split_min=$((64 << 20))
 
 # gen NAME SCENARIO: a recording of SCENARIO with more than 64 MiB of data

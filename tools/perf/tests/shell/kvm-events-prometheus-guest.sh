@@ -19,9 +19,11 @@ skip_without_python3
 skip_without_prometheus
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+test_init
 node=""
-trap '[ -n "$node" ] && kill $node && wait $node; rm -rf "$dir"' EXIT
-err=0
+test_cleanup() {
+	[ -n "$node" ] && kill "$node" && wait "$node"
+}
 
 # scrape PORT FILE: the /metrics of PORT into FILE
 scrape() {

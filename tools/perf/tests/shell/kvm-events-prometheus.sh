@@ -19,15 +19,13 @@ skip_without_python3
 skip_without_prometheus
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+test_init
 pids=""
-cleanup() {
+test_cleanup() {
 	prometheus_stop
 	# shellcheck disable=SC2086
 	[ -n "$pids" ] && kill $pids 2> /dev/null && wait $pids 2> /dev/null
-	rm -rf "$dir"
 }
-trap cleanup EXIT
-err=0
 data="$dir/two.data"
 mkdir -p "$dir/textfile"
 

@@ -15,8 +15,7 @@ set -u
 skip_without_kvm_tracing
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 guest="perf test -w kvmguest 300 300 300 300 30 30 30 30"
 two_guests="$guest & $guest & wait"
 

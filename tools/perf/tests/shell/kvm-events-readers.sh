@@ -16,8 +16,7 @@ set -u
 need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 
 for scenario in vmx svm vmx-old unpaired two-vms vmx-percpu; do

@@ -19,8 +19,7 @@ if [ "$(id -u)" != 0 ] || [ ! -d $events/kvm_exit ]; then
 fi
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # expected TRACEPOINT...: those of them this host has, sorted
 expected() {

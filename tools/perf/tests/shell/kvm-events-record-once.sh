@@ -16,8 +16,7 @@ skip_without_kvm_tracing
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 runs=10
 
 records_once "$dir" $runs 300 200 150 100 || err=1

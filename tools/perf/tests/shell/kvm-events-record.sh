@@ -14,8 +14,7 @@ set -u
 skip_without_kvm_tracing
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # samples_of FILE KEY: the Samples column of KEY's row
 samples_of() {

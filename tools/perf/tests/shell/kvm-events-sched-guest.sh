@@ -18,9 +18,11 @@ skip_without_kvm_tracing
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+test_init
 hog=""
-trap '[ -n "$hog" ] && kill "$hog"; rm -rf "$dir"' EXIT
-err=0
+test_cleanup() {
+	[ -n "$hog" ] && kill "$hog"
+}
 counts="70 50 40 30 60 90 80 110"
 
 taskset -c 0 sh -c 'while :; do :; done' &

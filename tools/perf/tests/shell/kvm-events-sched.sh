@@ -21,8 +21,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # report_as NAME INPUT ANALYSIS [OPTION...]: report --json into $dir/NAME.json
 report_as() {

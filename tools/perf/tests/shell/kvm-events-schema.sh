@@ -13,7 +13,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
+test_init
 
 "$KVMGEN" "$dir/old.data" vmx 1000 > /dev/null || exit 1
 "$KVMGEN" "$dir/new.data" vmx 3000 > /dev/null || exit 1

@@ -15,8 +15,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 for scenario in vmx svm two-vms arm64; do
 	data=$dir/$scenario.data

@@ -17,8 +17,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 for run in "vmx" "svm" "vmx-old" "unpaired" "two-vms" "vmx 20000" \
 	   "arm64" "s390" "ppc64le" "riscv64" "loongarch64" "pvm" \

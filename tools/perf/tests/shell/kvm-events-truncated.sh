@@ -16,8 +16,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 # walk FILE: the offset and type of each record of a pipe-mode recording,
 # then the end of the last whole one.  A tracing data record is followed

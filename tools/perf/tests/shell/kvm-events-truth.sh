@@ -14,8 +14,7 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 for scenario in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 \
 		loongarch64 pvm vmx-nested vmx-halt; do

@@ -17,9 +17,11 @@ need_kvmgen
 skip_without_python3
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+test_init
 need_tui "$dir"
-trap 'tm kill-server 2> /dev/null; rm -rf "$dir"' EXIT
-err=0
+test_cleanup() {
+	tm kill-server 2> /dev/null
+}
 data="$dir/two.data"
 
 if ! "$KVMGEN" "$data" two-vms > /dev/null; then

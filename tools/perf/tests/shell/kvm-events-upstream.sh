@@ -13,8 +13,7 @@ set -u
 need_kvmgen
 
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
-trap 'rm -rf "$dir"' EXIT
-err=0
+test_init
 
 if ! perf kvm stat report -h 2>&1 | grep -q -- '--event'; then
 	echo "skip: this perf has no perf kvm stat for this architecture"

@@ -1,5 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers of the kvm-events shell tests.
+
+# test_init: each test's start, after its skips and its
+#   dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
+# sets err=0, the status the test exits with, and an EXIT trap that
+# removes $dir.  A test that starts more than files (a workload, a tmux
+# server, Prometheus) defines test_cleanup to end them: the trap calls it
+# first, so also when the test exits early.  The test makes dir itself:
+# the build's shellcheck does not read this file, and would take a dir
+# set only here for one never set.
+# shellcheck disable=SC2034
+test_init() {
+	err=0
+	trap test_exit EXIT
+}
+
+# test_exit: the EXIT trap; the shell's exit status stays the test's
+test_exit() {
+	if declare -F test_cleanup > /dev/null; then
+		test_cleanup
+	fi
+	rm -rf "$dir"
+}
 
 # need_kvmgen: sets KVMGEN to the generator of the recordings, or exits
 # 2 (skip) saying why.  kvmgen is a helper program, not a part of perf:
@@ -51,9 +74,9 @@ tui_start() {
 	shift
 	tm kill-server 2> /dev/null
 	rm -f "$d/status" "$d/stty.after"
+	local cmd="stty -a > $d/stty.before; $* 2> $d/stderr; echo \$? > $d/status;"
 	tm new-session -d -x "${TUI_WIDTH:-160}" -y "${TUI_HEIGHT:-40}" \
-		"stty -a > $d/stty.before; $* 2> $d/stderr; echo \$? > $d/status;"\
-"stty -a > $d/stty.after; sleep 600"
+		"${cmd}stty -a > $d/stty.after; sleep 600"
 }
 
 # tui_quit DIR WHAT [KEY]: q (or KEY), then until the command ends (10 s);
@@ -263,6 +286,7 @@ skip_without_python3() {
 # or "-FILE" for FILE on standard input; KIND is file, stream,
 # directory:merged or directory:held.  Sets err=1 on a difference; $dir is
 # the test's folder.
+# shellcheck disable=SC2034
 compare_readers() {
 	input=$1
 	kind=${2%%:*}
