@@ -6,14 +6,11 @@
  *   perf kvm-events report [<options>]
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -22,29 +19,23 @@
 
 #include "builtin.h"
 #include "util/bpf-kvm-events.h"
-#include "util/data.h"
 #include "util/debug.h"
 #include "util/env.h"
-#include "util/event.h"
 #include "util/evlist.h"
-#include "util/evsel.h"
-#include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-events.h"
 #include "util/kvm-events-browse.h"
 #include "util/kvm-events-display.h"
 #include "util/kvm-events-display-json.h"
+#include "util/kvm-events-session.h"
 #include "util/kvm-events-heatmap.h"
 #include "util/kvm-events-sched.h"
 #include "util/kvm-events-sites.h"
 #include "util/kvm-events-live.h"
 #include "util/kvm-events-metrics.h"
 #include "util/machine.h"
-#include "util/sample.h"
 #include "util/session.h"
-#include "util/thread.h"
 #include "util/time-utils.h"
-#include "util/tool.h"
 #include "util/tracepoint.h"
 
 /* Room for the tracepoints record asks for: those of util/kvm-events-tp.c */
@@ -71,21 +62,6 @@ struct kvm_events_args {
 	struct kvm_events_metrics	metrics;	/* --metrics-* */
 	bool				tui;		/* --tui */
 	bool				stdio;		/* --stdio */
-};
-
-/* One recording, read into a report */
-struct kvm_events {
-	struct perf_tool		tool;
-	struct kvm_events_report	report;
-	/* The args' filters, with this recording's --time ranges */
-	struct kvm_events_options	opts;
-	struct perf_session		*session;
-	struct perf_data		data;	/* the session points to it */
-	const struct kvm_events_args	*args;
-	const char			*input;
-	bool				generic_reader;
-	struct kvm_events_input		in;
-	struct kvm_events_heatmap	*heatmap;	/* --heatmap's counts */
 };
 
 /* The subcommand that runs, for the options' errors */
@@ -187,416 +163,6 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 
 	ret = cmd_record(rec_argc, rec_argv);
 	free(rec_argv);
-	return ret;
-}
-
-/* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
-static struct kvm_events_decoder not_kvm;
-
-static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
-						      struct evsel *evsel);
-
-static int process_sample(const struct perf_tool *tool,
-			  union perf_event *event __maybe_unused,
-			  struct perf_sample *sample, struct evsel *evsel,
-			  struct machine *machine __maybe_unused)
-{
-	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-	const struct kvm_events_decoder *dec = evsel_decoder(&kvm->in, evsel);
-	struct kvm_events_sample s;
-
-	if (IS_ERR(dec))
-		return PTR_ERR(dec);
-	if (!dec) {
-		kvm_events_report__skip_other(&kvm->report, 1);
-		return 0;
-	}
-	/* As the data section reader does: counted, not decoded. */
-	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
-		kvm_events_report__skip(&kvm->report, dec->tp, 1);
-		return 0;
-	}
-	if (kvm_events_decoder__decode(dec, sample, evsel->needs_swap, &s)) {
-		pr_err("%s: %s sample at %llu: raw data of %u bytes, its format needs %u\n",
-		       kvm->input, evsel__name(evsel),
-		       (unsigned long long)sample->time, sample->raw_size,
-		       dec->min_raw_size);
-		return -EINVAL;
-	}
-	kvm_events_report__add(&kvm->report, &s);
-	return 0;
-}
-
-/* perf's session code orders the switch records among the samples. */
-static int process_switch(const struct perf_tool *tool, union perf_event *event,
-			  struct perf_sample *sample, struct machine *machine __maybe_unused)
-{
-	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-	struct kvm_events_sample s;
-
-	if (!kvm->report.opts.sched)
-		return 0;
-	kvm_events_switch__init(&s, event, sample->pid, sample->tid);
-	s.time = sample->time;
-	kvm_events_report__add(&kvm->report, &s);
-	return 0;
-}
-
-/* A pipe's attributes come before its samples: so do its switches. */
-static int process_attr(const struct perf_tool *tool, union perf_event *event,
-			struct evlist **pevlist)
-{
-	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-
-	if (kvm_events_switches_readable(&event->attr.attr))
-		kvm->report.opts.sched = true;
-	return perf_event__process_attr(tool, event, pevlist);
-}
-
-/* Whether the switches of some evsel can split the events' time */
-static bool switches_recorded(struct evlist *evlist)
-{
-	struct evsel *evsel;
-
-	evlist__for_each_entry(evlist, evsel) {
-		if (kvm_events_switches_readable(&evsel->core.attr))
-			return true;
-	}
-	return false;
-}
-
-static int process_lost(const struct perf_tool *tool, union perf_event *event,
-			struct perf_sample *sample __maybe_unused,
-			struct machine *machine __maybe_unused)
-{
-	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-
-	kvm->report.totals.lost_events += event->lost.lost;
-	kvm->report.totals.lost_chunks++;
-	return 0;
-}
-
-static int process_lost_samples(const struct perf_tool *tool,
-				union perf_event *event,
-				struct perf_sample *sample __maybe_unused,
-				struct machine *machine __maybe_unused)
-{
-	struct kvm_events *kvm = container_of(tool, struct kvm_events, tool);
-
-	kvm->report.totals.lost_samples += event->lost_samples.lost;
-	return 0;
-}
-
-/* Gives @evsel its decoder; returns 1 for a kvm one, 0 for another. */
-static int setup_decoder(struct kvm_events *kvm, struct evsel *evsel)
-{
-	struct kvm_events_decoder *dec;
-	int err;
-
-	/* A stream's tracing data may come after its attributes: ask again. */
-	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && !evsel->tp_format)
-		return 0;
-	evsel->priv = &not_kvm;
-	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
-		return 0;
-	dec = zalloc(sizeof(*dec));
-	if (!dec)
-		return -ENOMEM;
-	err = kvm_events_decoder__init(dec, evsel->tp_format);
-	if (err) {
-		free(dec);
-		if (err < 0)
-			pr_err("%s: cannot decode %s\n", kvm->input, evsel__name(evsel));
-		return err < 0 ? err : 0;
-	}
-	/* A kvm_exit without an isa field: the recording host's CPU vendor says */
-	if (dec->tp == KVM_TP_EXIT && !dec->isa_at.size && !dec->fixed_isa) {
-		const char *cpuid = perf_env__cpuid(&kvm->session->header.env);
-
-		dec->fixed_isa = kvm_events_isa_from_cpuid(cpuid);
-	}
-	evsel->priv = dec;
-	return 1;
-}
-
-/* Returns how many kvm evsels there are. */
-static int setup_decoders(struct kvm_events *kvm, struct evlist *evlist)
-{
-	struct evsel *evsel;
-	int nr = 0, ret;
-
-	evlist__for_each_entry(evlist, evsel) {
-		ret = setup_decoder(kvm, evsel);
-		if (ret < 0)
-			return ret;
-		nr += ret;
-	}
-	return nr;
-}
-
-/* kvm_events_input.decoder: NULL for an evsel no analysis reads */
-static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
-						      struct evsel *evsel)
-{
-	struct kvm_events *kvm = container_of(input, struct kvm_events, in);
-
-	if (!evsel->priv) {
-		int err = setup_decoder(kvm, evsel);
-
-		if (err < 0)
-			return ERR_PTR(err);
-	}
-	return evsel->priv == &not_kvm ? NULL : evsel->priv;
-}
-
-/* In a pipe decoders come with samples: were kvm tracepoints recorded? */
-static bool has_kvm_tracepoints(struct evlist *evlist)
-{
-	struct kvm_events_decoder dec;
-	struct evsel *evsel;
-
-	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT &&
-		    !kvm_events_decoder__init(&dec, evsel->tp_format))
-			return true;
-	}
-	return false;
-}
-
-static void free_decoders(struct evlist *evlist)
-{
-	struct evsel *evsel;
-
-	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->priv != &not_kvm)
-			free(evsel->priv);
-		evsel->priv = NULL;
-	}
-}
-
-/* A pipe ends its features with one numbered HEADER_LAST_FEATURE. */
-static int process_feature(struct perf_session *session, union perf_event *event)
-{
-	if (event->feat.feat_id >= HEADER_LAST_FEATURE)
-		return 0;
-	return perf_event__process_feature(session, event);
-}
-
-/* perf's own messages on these do not name the file. */
-static int check_input(const char *path)
-{
-	struct stat st;
-
-	if (!strcmp(path, "-"))
-		return 0;
-	if (stat(path, &st)) {
-		pr_err("%s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size == 0) {
-		pr_err("%s: empty file, nothing was recorded\n", path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_time_option(struct kvm_events *kvm)
-{
-	const char *ranges = kvm->args->view.time;
-	int size = 0, num = 0;
-
-	if (!ranges)
-		return 0;
-	/* Percents are of the span the header gives: a pipe's has none. */
-	if (strchr(ranges, '%') &&
-	    kvm->session->evlist->last_sample_time <= kvm->session->evlist->first_sample_time) {
-		pr_err("perf kvm-events %s: --time %s: %s has no first and last sample times (recorded to a pipe, or with -B): give the range in seconds\n",
-		       kvm_events_cmd, ranges, kvm->input);
-		return -EINVAL;
-	}
-	if (perf_time__parse_for_ranges(ranges, kvm->session,
-					&kvm->opts.time_ranges, &size, &num)) {
-		pr_err("perf kvm-events %s: --time %s: expected start,end in seconds or percents, as perf report takes it\n",
-		       kvm_events_cmd, ranges);
-		return -EINVAL;
-	}
-	kvm->opts.nr_time_ranges = num;
-	return 0;
-}
-
-/* The end of the header's sections, for warn_if_cut_short() */
-static int section_end(struct perf_file_section *section,
-		       struct perf_header *ph __maybe_unused,
-		       int feat __maybe_unused, int fd __maybe_unused, void *data)
-{
-	u64 *end = data;
-
-	*end = max(*end, section->offset + section->size);
-	return 0;
-}
-
-/*
- * perf reads a feature section cut by the end of the file as missing,
- * without a word: say that the file was cut short (a full disk, a copy
- * that stopped), since what it lost (the sample times, the event names)
- * may be what the user looks for.
- */
-static void warn_if_cut_short(struct kvm_events *kvm)
-{
-	struct perf_header *header = &kvm->session->header;
-	int fd = perf_data__fd(kvm->session->data);
-	u64 end = 0;
-	struct stat st;
-
-	if (perf_data__is_pipe(kvm->session->data) || fstat(fd, &st) ||
-	    perf_header__process_sections(header, fd, &end, section_end))
-		return;
-	if (end > (u64)st.st_size)
-		pr_warning("%s: cut short: the file ends at byte %llu, its header's sections at %llu; what they held past the end is missing\n",
-			   kvm->input, (unsigned long long)st.st_size, (unsigned long long)end);
-}
-
-static int open_session(struct kvm_events *kvm)
-{
-	int ret = check_input(kvm->input);
-
-	if (ret)
-		return ret;
-	kvm->data.path = kvm->input;
-	kvm->data.mode = PERF_DATA_MODE_READ;
-	kvm->data.force = kvm->args->force;
-	perf_tool__init(&kvm->tool, /*ordered_events=*/true);
-	kvm->tool.sample = process_sample;
-	kvm->tool.lost = process_lost;
-	kvm->tool.lost_samples = process_lost_samples;
-	kvm->tool.comm = perf_event__process_comm;
-	kvm->tool.context_switch = process_switch;
-	/* A pipe carries what a file keeps in its header. */
-	kvm->tool.attr = perf_event__process_attr;
-	kvm->tool.event_update = perf_event__process_event_update;
-	kvm->tool.tracing_data = perf_event__process_tracing_data;
-	kvm->tool.feature = process_feature;
-	kvm->tool.id_index = perf_event__process_id_index;
-
-	kvm->session = perf_session__new(&kvm->data, &kvm->tool);
-	if (IS_ERR(kvm->session)) {
-		ret = PTR_ERR(kvm->session);
-		kvm->session = NULL;
-		pr_err("%s: not a perf.data file perf can read\n", kvm->input);
-		return ret;
-	}
-	warn_if_cut_short(kvm);
-	return 0;
-}
-
-/* The fast reader where it can, perf's session code where it cannot */
-static int read_events(struct kvm_events *kvm)
-{
-	bool handled = false;
-	int ret = 0;
-
-	kvm->in.session = kvm->session;
-	kvm->in.threads = kvm->args->threads;
-	kvm->in.decoder = evsel_decoder;
-	if (!kvm->generic_reader)
-		ret = kvm_events_read(&kvm->in, &kvm->report, &handled);
-	else
-		pr_debug("%s: read by perf's session code: --generic-reader\n", kvm->input);
-	if (!ret && !handled) {
-		ret = perf_session__process_events(kvm->session);
-		kvm->report.totals.out_of_order +=
-			kvm->session->ordered_events.nr_unordered_events;
-	}
-	/* The reader names what it could not read; perf's code does not. */
-	if (ret && !handled)
-		pr_err("%s: cannot read the events (%d)\n", kvm->input, ret);
-	return ret;
-}
-
-/* BIT(tp) of each kvm tracepoint recorded */
-static u32 recorded_tps(struct kvm_events *kvm)
-{
-	const struct kvm_events_decoder *dec;
-	struct evsel *evsel;
-	u32 tps = 0;
-
-	evlist__for_each_entry(kvm->session->evlist, evsel) {
-		dec = evsel_decoder(&kvm->in, evsel);
-		if (!IS_ERR_OR_NULL(dec))
-			tps |= BIT(dec->tp);
-	}
-	return tps;
-}
-
-/* An empty table should say why: the recording lacks the events. */
-static void warn_missing_tracepoints(struct kvm_events *kvm,
-				    const struct kvm_events_analysis *analysis)
-{
-	u32 missing = kvm_events_analysis__needs(analysis) & ~recorded_tps(kvm);
-	const char *name = kvm_events_analysis__name(analysis);
-	char names[256];
-	size_t len = 0;
-	int tp;
-
-	if (!missing)
-		return;
-	for (tp = 0; tp < KVM_TP__NR; tp++) {
-		if (missing & BIT(tp))
-			len += scnprintf(names + len, sizeof(names) - len, "%s%s",
-					 len ? ", " : "", kvm_tp_role__name(tp));
-	}
-	pr_warning("%s: recorded without %s, which --event %s reads; where the host has them, record with: perf kvm-events record --event %s\n",
-		   kvm->input, names, name, name);
-}
-
-/*
- * --heatmap: the counts kept as the events are paired, since a pipe is
- * read once; its columns divide the span the header gives.
- */
-static int observe_heatmap(struct kvm_events *kvm)
-{
-	struct evlist *evlist = kvm->session->evlist;
-
-	kvm->heatmap = kvm_events_heatmap__new(evlist->first_sample_time,
-					       evlist->last_sample_time);
-	if (!kvm->heatmap)
-		return -ENOMEM;
-	kvm->report.observer = &kvm->heatmap->observer;
-	return 0;
-}
-
-static int read_session(struct kvm_events *kvm,
-			const struct kvm_events_analysis *analysis)
-{
-	struct perf_session *session = kvm->session;
-	bool pipe = perf_data__is_pipe(session->data);
-	int ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
-
-	kvm->opts.sched = switches_recorded(session->evlist);
-	/* A pipe's evsels come with its events: the switches' one too. */
-	if (pipe)
-		kvm->tool.attr = process_attr;
-	if (ret == 0) {
-		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
-		       kvm->input);
-		ret = -EINVAL;
-	}
-	if (ret > 0)
-		ret = parse_time_option(kvm);
-	if (!ret)
-		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
-	if (!ret && kvm->opts.heatmap)
-		ret = observe_heatmap(kvm);
-	if (!ret)
-		ret = read_events(kvm);
-	if (!ret && pipe && !has_kvm_tracepoints(session->evlist)) {
-		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
-		       kvm->input);
-		ret = -EINVAL;
-	}
-	if (!ret)
-		warn_missing_tracepoints(kvm, analysis);
-	free_decoders(session->evlist);
 	return ret;
 }
 
@@ -1072,40 +638,23 @@ static int kvm_events_record(int argc, const char **argv)
 }
 
 /* Sets up @kvm to read @input as the options ask. */
-static void kvm_events__init(struct kvm_events *kvm, const char *input)
+static void kvm_events__init(struct kvm_events_recording *kvm, const char *input)
 {
 	memset(kvm, 0, sizeof(*kvm));
-	kvm->args = &args;
+	kvm->cmd = kvm_events_cmd;
 	kvm->opts = args.opts;
 	kvm->input = input;
+	kvm->time = args.view.time;
+	kvm->threads = args.threads;
+	kvm->force = args.force;
 	kvm->generic_reader = args.generic_reader;
 }
 
-/* The recording, read into a report ready to print */
-static int kvm_events__load(struct kvm_events *kvm)
-{
-	int ret = open_session(kvm);
 
-	if (!ret)
-		ret = read_session(kvm, kvm->args->analysis);
-	if (!ret)
-		kvm_events_report__finish(&kvm->report);
-	return ret;
-}
-
-static void kvm_events__exit(struct kvm_events *kvm)
-{
-	kvm_events_report__exit(&kvm->report);
-	kvm_events_heatmap__delete(kvm->heatmap);
-	if (kvm->session)
-		perf_session__delete(kvm->session);
-	free(kvm->opts.time_ranges);
-}
-
-static struct kvm_events_display kvm_events__display(struct kvm_events *kvm)
+static struct kvm_events_display kvm_events__display(struct kvm_events_recording *kvm)
 {
 	return (struct kvm_events_display){
-		.view		= &kvm->args->view,
+		.view		= &args.view,
 		.report		= &kvm->report,
 		.input		= kvm->input,
 		.machine	= &kvm->session->machines.host,
@@ -1133,7 +682,7 @@ static int print_keys(const struct kvm_events_display *d)
 	return 0;
 }
 
-static int print_report(struct kvm_events *kvm)
+static int print_report(struct kvm_events_recording *kvm)
 {
 	struct kvm_events_display display = kvm_events__display(kvm);
 	int ret;
@@ -1165,7 +714,7 @@ static int report_open_metrics(void)
  * --metrics-file: the recording's metrics, written once; --metrics-listen:
  * served by a thread of its own until SIGINT or SIGTERM.
  */
-static int report_metrics(struct kvm_events *kvm)
+static int report_metrics(struct kvm_events_recording *kvm)
 {
 	struct kvm_events_display display = kvm_events__display(kvm);
 	sigset_t stop;
@@ -1236,7 +785,7 @@ static const char * const report_usage[] = {
 /* report --tui: the browser over the recording, read again for another analysis */
 struct report_browse {
 	struct kvm_events_browse_source	src;
-	struct kvm_events		kvm;
+	struct kvm_events_recording		kvm;
 };
 
 static struct kvm_events_report *report_browse__get(struct kvm_events_browse_source *src,
@@ -1256,10 +805,10 @@ static void report_browse__put(struct kvm_events_browse_source *src __maybe_unus
 static int report_browse__load(struct report_browse *rb,
 			       const struct kvm_events_analysis *analysis)
 {
-	kvm_events__exit(&rb->kvm);
+	kvm_events_recording__exit(&rb->kvm);
 	args.analysis = analysis;
 	kvm_events__init(&rb->kvm, args.input);
-	return kvm_events__load(&rb->kvm);
+	return kvm_events_recording__load(&rb->kvm, args.analysis);
 }
 
 static int report_browse__analysis(struct kvm_events_browse_source *src,
@@ -1278,17 +827,17 @@ static int report_browse__analysis(struct kvm_events_browse_source *src,
 /* --heatmap's SVG, from the report without the browser's grouping */
 static int report_heatmap(void)
 {
-	struct kvm_events whole;
+	struct kvm_events_recording whole;
 	int ret;
 
 	kvm_events__init(&whole, args.input);
-	ret = kvm_events__load(&whole);
+	ret = kvm_events_recording__load(&whole, args.analysis);
 	if (!ret) {
 		struct kvm_events_display display = kvm_events__display(&whole);
 
 		ret = kvm_events_heatmap__write(whole.heatmap, &display, whole.opts.heatmap);
 	}
-	kvm_events__exit(&whole);
+	kvm_events_recording__exit(&whole);
 	return ret;
 }
 
@@ -1316,18 +865,18 @@ static int report_tui(void)
 	args.opts.heatmap = NULL;
 	args__for_tui(&args);
 	kvm_events__init(&rb.kvm, args.input);
-	ret = kvm_events__load(&rb.kvm);
+	ret = kvm_events_recording__load(&rb.kvm, args.analysis);
 	if (!ret) {
 		kvm_events_view__fit(&args.view, &rb.kvm.report, rb.kvm.input);
 		ret = kvm_events_browse__run(&rb.src, args.analysis);
 	}
-	kvm_events__exit(&rb.kvm);
+	kvm_events_recording__exit(&rb.kvm);
 	return ret;
 }
 
 static int kvm_events_report(int argc, const char **argv)
 {
-	struct kvm_events kvm;
+	struct kvm_events_recording kvm;
 	int ret;
 
 	argc = parse_options(argc, argv, report_options, report_usage, 0);
@@ -1344,11 +893,11 @@ static int kvm_events_report(int argc, const char **argv)
 		return 1;
 
 	kvm_events__init(&kvm, args.input);
-	ret = kvm_events__load(&kvm);
+	ret = kvm_events_recording__load(&kvm, args.analysis);
 	if (!ret)
 		ret = print_report(&kvm);
 	ret = ret ?: report_metrics(&kvm);
-	kvm_events__exit(&kvm);
+	kvm_events_recording__exit(&kvm);
 	return ret ? 1 : 0;
 }
 
@@ -1376,7 +925,7 @@ static u64 selected_ns(const struct kvm_events_options *opts, u64 first, u64 las
 }
 
 /* The span the rates are per: the recording's, or what --time keeps of it */
-static double recording_seconds(struct kvm_events *kvm)
+static double recording_seconds(struct kvm_events_recording *kvm)
 {
 	struct evlist *evlist = kvm->session->evlist;
 	u64 first = evlist->first_sample_time, last = evlist->last_sample_time;
@@ -1389,7 +938,7 @@ static double recording_seconds(struct kvm_events *kvm)
 }
 
 /* Exit reasons of two architectures share no keys. */
-static int same_arch(struct kvm_events *old, struct kvm_events *new)
+static int same_arch(struct kvm_events_recording *old, struct kvm_events_recording *new)
 {
 	const char *a = perf_env__arch(&old->session->header.env);
 	const char *b = perf_env__arch(&new->session->header.env);
@@ -1401,7 +950,7 @@ static int same_arch(struct kvm_events *old, struct kvm_events *new)
 	return -EINVAL;
 }
 
-static int print_diff(struct kvm_events *old, struct kvm_events *new)
+static int print_diff(struct kvm_events_recording *old, struct kvm_events_recording *new)
 {
 	struct kvm_events_display o = kvm_events__display(old);
 	struct kvm_events_display n = kvm_events__display(new);
@@ -1425,7 +974,7 @@ static const char * const diff_usage[] = {
 
 static int kvm_events_diff(int argc, const char **argv)
 {
-	struct kvm_events old, new;
+	struct kvm_events_recording old, new;
 	int ret;
 
 	argc = parse_options(argc, argv, diff_options, diff_usage, 0);
@@ -1444,15 +993,15 @@ static int kvm_events_diff(int argc, const char **argv)
 
 	kvm_events__init(&old, argv[0]);
 	kvm_events__init(&new, argv[1]);
-	ret = kvm_events__load(&old);
+	ret = kvm_events_recording__load(&old, args.analysis);
 	if (!ret)
-		ret = kvm_events__load(&new);
+		ret = kvm_events_recording__load(&new, args.analysis);
 	if (!ret)
 		ret = same_arch(&old, &new);
 	if (!ret)
 		ret = print_diff(&old, &new);
-	kvm_events__exit(&old);
-	kvm_events__exit(&new);
+	kvm_events_recording__exit(&old);
+	kvm_events_recording__exit(&new);
 	return ret ? 1 : 0;
 }
 
