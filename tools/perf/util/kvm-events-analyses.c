@@ -22,17 +22,6 @@ static const struct kvm_events_analysis *const analyses[] = {
 	&kvm_events_analysis_halt,
 };
 
-const struct kvm_events_arch *kvm_events_key_arch(u64 key)
-{
-	return kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
-}
-
-bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key)
-{
-	*key = KVM_EVENTS_NO_KEY;
-	return s->tp == KVM_TP_ENTRY;
-}
-
 /*
  * The tracepoints record takes for @list, a comma separated list of
  * analyses or "all", or by default for NULL; 0 if a name is unknown.

@@ -10,6 +10,7 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include "kvm-events.h"
+#include "kvm-events-arch.h"
 
 /*
  * One analysis: which samples open and close a vcpu's interval, and which
@@ -49,10 +50,17 @@ struct kvm_events_analysis {
 #define KVM_EVENTS_VMEXIT_TPS	(BIT(KVM_TP_EXIT) | BIT(KVM_TP_ENTRY))
 
 /* The architecture of a key that keeps its isa */
-const struct kvm_events_arch *kvm_events_key_arch(u64 key);
+static inline const struct kvm_events_arch *kvm_events_key_arch(u64 key)
+{
+	return kvm_events_arch__find((u8)(key >> KVM_EVENTS_KEY_ISA_SHIFT));
+}
 
 /* The end of most analyses: the vcpu is back in the guest */
-bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key);
+static inline bool kvm_events__entry_end(const struct kvm_events_sample *s, u64 *key)
+{
+	*key = KVM_EVENTS_NO_KEY;
+	return s->tp == KVM_TP_ENTRY;
+}
 
 extern const struct kvm_events_analysis kvm_events_analysis_vmexit;
 extern const struct kvm_events_analysis kvm_events_analysis_mmio;

@@ -18,8 +18,17 @@ struct kvm_code_name {
 	const char	*name;
 };
 
-const char *kvm_code_name__find(const struct kvm_code_name *table, size_t nr,
-				u64 code);
+static inline const char *kvm_code_name__find(const struct kvm_code_name *table,
+					      size_t nr, u64 code)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (table[i].code == code)
+			return table[i].name;
+	}
+	return NULL;
+}
 /* "I/O request" -> "I_O_REQUEST": names are one word in tables and CSV */
 void kvm_events__spell_word(const char *text, char *buf, size_t size);
 

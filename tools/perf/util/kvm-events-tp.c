@@ -58,18 +58,6 @@ const struct kvm_events_arch *kvm_events_arch__find(u32 isa)
 	return NULL;
 }
 
-const char *kvm_code_name__find(const struct kvm_code_name *table, size_t nr,
-				u64 code)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		if (table[i].code == code)
-			return table[i].name;
-	}
-	return NULL;
-}
-
 void kvm_events__spell_word(const char *text, char *buf, size_t size)
 {
 	size_t len = 0;
