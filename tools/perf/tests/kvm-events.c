@@ -10,9 +10,9 @@
 #include <linux/kernel.h>
 
 #include "debug.h"
+#include "kvm-events-common.h"
 #include "tests.h"
 #include "util/kvm-events.h"
-#include "util/kvm-events-queue.h"
 #include "util/sample.h"
 
 /* A format's last line: print fmt: "FMT", ARGS */
@@ -143,16 +143,6 @@ static const char vcpu_wakeup[] = FORMAT("kvm_vcpu_wakeup", 130,
  * that fails makes its caller's assertion fail too: perf test -v prints
  * the failed fact first, then the facts it was part of.
  */
-
-/* Whether @val is @expected; when not, says both before the assertion fails */
-static bool u64_is(u64 val, u64 expected)
-{
-	if (val == expected)
-		return true;
-	pr_debug("got %llu, expected %llu\n", (unsigned long long)val,
-		 (unsigned long long)expected);
-	return false;
-}
 
 struct kvm_fixture {
 	struct tep_handle		*tep;
@@ -889,263 +879,6 @@ static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
 	return fixture__run(check_halt);
 }
 
-/*
- * Rounds as perf record writes them: in each, every CPU's samples of
- * the round's window in time order, one CPU after the other, some of
- * them a round late at the head of their CPU's group.  Times are coarse,
- * so that samples of different CPUs often tie: a vcpu's exit and entry
- * at one time on two CPUs pair only when read order breaks the tie.
- */
-#define ROUNDS_VCPUS	24
-#define ROUNDS_NR	40
-#define ROUND_WINDOW	1000
-
-struct rounds_input {
-	struct kvm_events_sample	*samples;	/* in read order */
-	size_t				nr;
-	size_t				round_end[ROUNDS_NR];	/* nr at each round's end */
-};
-
-static u32 rounds_rand(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state >> 33;
-}
-
-static struct kvm_events_sample rounds_sample(u32 vcpu, bool exit, u64 time, u32 reason)
-{
-	return (struct kvm_events_sample){
-		.tp = exit ? KVM_TP_EXIT : KVM_TP_ENTRY, .time = time,
-		.pid = 4242, .tid = 100 + vcpu, .vcpu = vcpu,
-		.isa = KVM_EVENTS_ISA_VMX, .code = exit ? reason : 0,
-	};
-}
-
-/* A sample of a round's window, and where perf record reads it */
-struct rounds_item {
-	struct kvm_events_sample	s;
-	u32				cpu;
-	bool				late;	/* read in the next round */
-};
-
-/* Appends the samples of @window on @cpu: those held back for it, or the others. */
-static void rounds_write_cpu(struct rounds_input *in, const struct rounds_item *window,
-			     size_t nr, u32 cpu, bool held)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++) {
-		if (window[i].cpu == cpu && window[i].late == held)
-			in->samples[in->nr++] = window[i].s;
-	}
-}
-
-/* Each CPU's group in time order: sorts the window, stably. */
-static void rounds_sort_window(struct rounds_item *window, size_t nr)
-{
-	size_t i, j;
-
-	for (i = 1; i < nr; i++) {
-		struct rounds_item item = window[i];
-
-		for (j = i; j > 0 && window[j - 1].s.time > item.s.time; j--)
-			window[j] = window[j - 1];
-		window[j] = item;
-	}
-}
-
-static void rounds_make(struct rounds_input *in, u32 nr_cpus)
-{
-	struct rounds_item window[2][2 * ROUNDS_VCPUS];
-	u32 vcpu_cpu[ROUNDS_VCPUS];
-	size_t nr[2] = { 0, 0 }, r;
-	u64 state = nr_cpus;
-	u32 v, cpu;
-
-	for (v = 0; v < ROUNDS_VCPUS; v++)
-		vcpu_cpu[v] = v % nr_cpus;
-	for (r = 0; r < ROUNDS_NR; r++) {
-		size_t cur = r % 2, prev = !cur;
-
-		nr[cur] = 0;
-		for (v = 0; v < ROUNDS_VCPUS; v++) {
-			u64 exit = r * ROUND_WINDOW + 10 * (rounds_rand(&state) % 50);
-			u64 entry = exit + 10 * (rounds_rand(&state) % 40);
-			bool exit_late = rounds_rand(&state) % 8 == 0;
-			u32 from = vcpu_cpu[v];
-
-			if (rounds_rand(&state) % 3 == 0)
-				vcpu_cpu[v] = (from + 1) % nr_cpus;
-			/* A tie is read exit first, on a lower CPU, or both late. */
-			if (entry == exit && vcpu_cpu[v] < from)
-				entry++;
-			window[cur][nr[cur]++] = (struct rounds_item){
-				rounds_sample(v, true, exit, 1 + v % 3), from, exit_late };
-			window[cur][nr[cur]++] = (struct rounds_item){
-				rounds_sample(v, false, entry, 0), vcpu_cpu[v],
-				entry == exit ? exit_late : rounds_rand(&state) % 8 == 0 };
-		}
-		rounds_sort_window(window[cur], nr[cur]);
-		for (cpu = 0; cpu < nr_cpus; cpu++) {
-			if (r)
-				rounds_write_cpu(in, window[prev], nr[prev], cpu, true);
-			rounds_write_cpu(in, window[cur], nr[cur], cpu, false);
-			/* The recording ends: nothing is held back. */
-			if (r + 1 == ROUNDS_NR)
-				rounds_write_cpu(in, window[cur], nr[cur], cpu, true);
-		}
-		in->round_end[r] = in->nr;
-	}
-}
-
-/* Feeds @in in time order, ties in read order: what perf's ordered_events delivers. */
-static void rounds_feed_sorted(struct kvm_events_report *report, const struct rounds_input *in)
-{
-	bool *fed = calloc(in->nr, sizeof(*fed));
-	size_t n, i;
-
-	for (n = 0; fed && n < in->nr; n++) {
-		size_t first = in->nr;
-
-		for (i = 0; i < in->nr; i++) {
-			if (fed[i])
-				continue;
-			if (first == in->nr || in->samples[i].time < in->samples[first].time)
-				first = i;
-		}
-		fed[first] = true;
-		kvm_events_report__add(report, &in->samples[first]);
-	}
-	free(fed);
-}
-
-/*
- * How many samples up to round @r are no later than the end of round
- * @r - 1: the first round's end delivers those at time 0, as perf does.
- */
-static u64 rounds_due(const struct rounds_input *in, size_t r)
-{
-	u64 limit = 0, nr = 0;
-	size_t i;
-
-	for (i = 0; r && i < in->round_end[r - 1]; i++)
-		limit = max(limit, in->samples[i].time);
-	for (i = 0; i < in->round_end[r]; i++)
-		nr += in->samples[i].time <= limit;
-	return nr;
-}
-
-static int rounds_queue(struct kvm_events_report *report, const struct rounds_input *in)
-{
-	struct kvm_events_queue q = { 0 };
-	size_t r, i = 0;
-	int ret = TEST_OK;
-
-	for (r = 0; ret == TEST_OK && r < ROUNDS_NR; r++) {
-		for (; ret == TEST_OK && i < in->round_end[r]; i++) {
-			struct kvm_events_sample *s = kvm_events_queue__slot(&q);
-
-			if (!s) {
-				pr_debug("no memory for the queue\n");
-				ret = TEST_FAIL;
-				break;
-			}
-			*s = in->samples[i];
-			kvm_events_queue__push(&q, s);
-		}
-		kvm_events_queue__round_end(&q, report);
-		if (!u64_is(report->totals.read, rounds_due(in, r))) {
-			pr_debug("round %zu: delivered samples\n", r);
-			ret = TEST_FAIL;
-		}
-	}
-	kvm_events_queue__flush(&q, report, ~0ULL);
-	if (!u64_is(q.out_of_order, 0))
-		ret = TEST_FAIL;
-	kvm_events_queue__exit(&q);
-	return ret;
-}
-
-static bool rounds_same_key(const struct kvm_events_key *a, const struct kvm_events_key *b)
-{
-	pr_debug("key %s\n", a->name);
-	return !strcmp(a->name, b->name) && u64_is(a->samples, b->samples) &&
-	       u64_is(a->timed, b->timed) && u64_is(a->total_ns, b->total_ns) &&
-	       u64_is(a->stats.min, b->stats.min) && u64_is(a->stats.max, b->stats.max);
-}
-
-static int rounds_same(struct kvm_events_report *a, struct kvm_events_report *b)
-{
-	struct kvm_events_sort_keys by_name = { .nr = 1, .by = { KVM_EVENTS_SORT_NAME } };
-	struct kvm_events_key **ka, **kb;
-	size_t na, nb, i;
-	bool same;
-
-	TEST_ASSERT_VAL("samples read", u64_is(a->totals.read, b->totals.read));
-	TEST_ASSERT_VAL("paired ends", u64_is(a->totals.paired_end, b->totals.paired_end));
-	TEST_ASSERT_VAL("without end", u64_is(a->totals.no_end, b->totals.no_end));
-	TEST_ASSERT_VAL("without begin", u64_is(a->totals.no_begin, b->totals.no_begin));
-	TEST_ASSERT_VAL("total ns", u64_is(a->totals.total_ns, b->totals.total_ns));
-	TEST_ASSERT_VAL("first time", u64_is(a->totals.first_time, b->totals.first_time));
-	TEST_ASSERT_VAL("last time", u64_is(a->totals.last_time, b->totals.last_time));
-	ka = kvm_events_report__sorted(a, &by_name, &na);
-	kb = kvm_events_report__sorted(b, &by_name, &nb);
-	same = ka && kb && u64_is(na, nb);
-	for (i = 0; same && i < na; i++)
-		same = rounds_same_key(ka[i], kb[i]);
-	free(ka);
-	free(kb);
-	TEST_ASSERT_VAL("same keys", same);
-	return TEST_OK;
-}
-
-static int check_rounds(struct kvm_events_report *queued, struct kvm_events_report *sorted,
-			u32 nr_cpus)
-{
-	struct rounds_input in = {
-		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
-	};
-	int ret;
-
-	TEST_ASSERT_VAL("rounds allocated", in.samples);
-	rounds_make(&in, nr_cpus);
-	ret = rounds_queue(queued, &in);
-	rounds_feed_sorted(sorted, &in);
-	free(in.samples);
-	TEST_ASSERT_VAL("each round delivers what is due", ret == TEST_OK);
-	kvm_events_report__finish(queued);
-	kvm_events_report__finish(sorted);
-	TEST_ASSERT_VAL("every sample paired",
-			u64_is(sorted->totals.no_begin + sorted->totals.no_end, 0));
-	TEST_ASSERT_VAL("queued as sorted", !rounds_same(queued, sorted));
-	return TEST_OK;
-}
-
-static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
-				   int subtest __maybe_unused)
-{
-	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
-	/* One run goes as it lies; the others, few or many, through a tree. */
-	static const u32 nr_cpus[] = { 1, 3, 40 };
-	struct kvm_events_report queued, sorted;
-	size_t i;
-	int ret = TEST_OK;
-
-	TEST_ASSERT_VAL("vmexit analysis", vmexit);
-	for (i = 0; ret == TEST_OK && i < ARRAY_SIZE(nr_cpus); i++) {
-		TEST_ASSERT_VAL("queued report", !kvm_events_report__init(&queued, vmexit, NULL));
-		if (kvm_events_report__init(&sorted, vmexit, NULL)) {
-			kvm_events_report__exit(&queued);
-			return TEST_FAIL;
-		}
-		pr_debug("%u cpus\n", nr_cpus[i]);
-		ret = check_rounds(&queued, &sorted, nr_cpus[i]);
-		kvm_events_report__exit(&queued);
-		kvm_events_report__exit(&sorted);
-	}
-	return ret;
-}
-
 static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats",
 		  kvm_events_decoders),
@@ -1158,8 +891,6 @@ static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: halt polling from kvm_vcpu_wakeup", kvm_events_halt),
 	TEST_CASE("kvm-events: 1M keys, top vcpu ids, reused thread ids, time going back",
 		  kvm_events_hostile_values),
-	TEST_CASE("kvm-events: rounds of per-CPU runs delivered in time order, ties in read order",
-		  kvm_events_rounds),
 	{ .name = NULL, }
 };
 
