@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A file read in two parts at once (kvm-events-reader.c): the second
+ * A file read in two parts at once (kvm-events-reader-parts.c): the second
  * part's report starts without the state the first part leaves each
  * thread in.  Until a thread sets its state anew (a begin or an end, after
  * every sample of the first part), its samples are held back, as they
@@ -176,12 +176,12 @@ static bool deferral__switched(struct kvm_events_report *report, struct vcpu_sta
 static void deferral__free(struct kvm_events_deferral *deferral)
 {
 	struct second_part *part = container_of(deferral, struct second_part, deferral);
-	struct hashmap_entry *cur;
+	struct hashmap_entry *entry;
 	size_t bkt;
 
 	if (part->ahead) {
-		hashmap__for_each_entry(part->ahead, cur, bkt)
-			free(cur->pvalue);
+		hashmap__for_each_entry(part->ahead, entry, bkt)
+			free(entry->pvalue);
 		hashmap__free(part->ahead);
 	}
 	free(part->deferred);

@@ -13,18 +13,17 @@
  *  - Any sample_type with TID, TIME and RAW: the fields before RAW are
  *    walked past by their sizes (READ and CALLCHAIN per sample), those
  *    after it (regs, stack dump, ...) are not looked at.
- *  - A file's data section; a pipe or a pipe-format file, whose
- *    attributes, features and tracing data go to the session code as
- *    they come; a perf record --threads directory, the header file's
- *    data and each data.N file, each through a buffer of its own.
+ *  - A file's data section, through a buffer; a pipe or a pipe-format
+ *    file, whose attributes, features and tracing data go to the session
+ *    code as they come.
+ *  - A perf record --threads directory (kvm-events-reader-dir.c), the
+ *    header file's data and each data.N file, each through a buffer of
+ *    its own.
+ *  - A large file in two parts at once (kvm-events-reader-parts.c).
  *
  * It keeps perf's ordering: events are queued until a FINISHED_ROUND, then
  * those no later than the end of the previous round are delivered in time
- * order, ties in read order.  A directory has no rounds, but each of its
- * files is in time order when each thread of perf record read one CPU's
- * buffer: they are read in passes over spans of time, which merges them.
- * When a file is found not to be, all are read again, and their events
- * delivered in time order once all are read, as perf does.
+ * order, ties in read order.
  * Byte-swapped and compressed data, and AUX data, are left to
  * perf_session__process_events(); -v says which reader ran and why.
  *
@@ -33,14 +32,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
@@ -58,6 +54,7 @@
 #include "kvm-events-input.h"
 #include "kvm-events-pipeline.h"
 #include "kvm-events-queue.h"
+#include "kvm-events-reader.h"
 #include "kvm-events-sched.h"
 #include "machine.h"
 #include "sample.h"
@@ -80,47 +77,6 @@ struct sample_layout {
 	u32				raw_off;	/* 0: after a group or a callchain */
 	bool				callchain;
 	bool				skip;		/* a kvm event the analysis never reads */
-};
-
-struct reader {
-	struct kvm_events_report	*report;
-	struct kvm_events_input		*input;
-	struct perf_session		*session;
-	struct kvm_events_pipeline	*pipe;
-	int				fd;
-	u64				offset;
-	u64				size;
-	u64				skipped[KVM_TP__NR];
-	u64				other_events;	/* of no decoder */
-	struct machine			*machine;
-	const char			*path;
-	struct sample_layout		*layouts;
-	u32				nr_layouts;
-	/* Open addressing over layouts by id: index + 1, 0 for empty */
-	u32				*by_id_slots;
-	u32				id_mask;
-	int				id_pos;	/* u64 index of the id, -1: none */
-	bool				stale;	/* a pipe brought new evsels */
-	bool				no_rounds; /* a directory: sort at the end */
-	bool				stream;	/* a pipe, or a file in its format */
-	const char			*one_part; /* why even a large file is, NULL: none */
-	bool				second_part; /* of a file read in two */
-	u64				unknown_id;
-	/*
-	 * A pass over a directory takes the samples from pass_first to
-	 * pass_first + pass_width: a later one waits for the next pass, an
-	 * earlier one finds a file out of order.
-	 */
-	u64				pass_first;
-	u64				pass_width;
-	u64				pass_first_later;	/* the earliest that waits */
-	u64				lost_events;	/* PERF_RECORD_LOST */
-	u64				lost_chunks;
-	u64				lost_samples;	/* PERF_RECORD_LOST_SAMPLES */
-	/* Of a switch record, bytes from its end to its tid and time; 0: none */
-	u32				switch_tid_end;
-	u32				switch_time_end;
-	struct kvm_events_queue		queue;
 };
 
 /* The size of a READ of @read_format, or of a group's entry if @entry */
@@ -234,10 +190,6 @@ static void reader__free_layouts(struct reader *r)
 }
 
 /*
- * One layout per sample id, or a single one when samples carry no id.
- * Returns 1 with *why set for an evlist this reader does not take.
- */
-/*
  * Where the records of perf record --switch-events keep their thread and
  * time: in the sample_id_all trailer of the evsel that asked for them,
  * counted from its end (tid, time, id, stream_id, cpu, identifier).
@@ -261,6 +213,10 @@ static void reader__init_switches(struct reader *r, struct evlist *evlist)
 	}
 }
 
+/*
+ * One layout per sample id, or a single one when samples carry no id.
+ * Returns 1 with *why set for an evlist this reader does not take.
+ */
 static int reader__init_layouts(struct reader *r, struct evlist *evlist,
 				const char **why)
 {
@@ -353,11 +309,6 @@ static int reader__push(struct reader *r, struct kvm_events_sample *s)
 static int reader__decode(struct reader *r, const union perf_event *event,
 			  const struct sample_layout *layout);
 
-/* What the walk returns at a sample that waits for the next pass */
-#define READER_PAUSED	1
-/* ... and at one that an earlier pass should have taken */
-#define READER_LATE	2
-
 static int reader__outside_pass(struct reader *r, u64 time)
 {
 	if (time < r->pass_first)
@@ -445,7 +396,7 @@ bad:
 }
 
 /* Ends the round here, or marks its end for the pairing thread. */
-static int reader__finished_round(struct reader *r)
+int reader__finished_round(struct reader *r)
 {
 	struct kvm_events_sample *mark;
 
@@ -457,9 +408,6 @@ static int reader__finished_round(struct reader *r)
 	mark->tp = ROUND_END;
 	return reader__push(r, mark);
 }
-
-/* What a second part returns at what only the first can handle */
-#define READER_NOT_ALONE	3
 
 static int reader__comm(struct reader *r, union perf_event *event)
 {
@@ -526,7 +474,7 @@ static int reader__event(struct reader *r, union perf_event *event)
 }
 
 /* Where the data ends: the file may have been cut short. */
-static u64 reader__data_end(struct reader *r)
+u64 reader__data_end(struct reader *r)
 {
 	u64 end = r->offset + r->size;
 	struct stat st;
@@ -657,7 +605,7 @@ static int reader__walk(struct reader *r, struct record_input *in)
  * sample that waits for the next pass (READER_PAUSED): what is buffered is
  * walked first, so that the next call goes on from there.
  */
-static int reader__read_input(struct reader *r, struct record_input *in)
+int reader__read_input(struct reader *r, struct record_input *in)
 {
 	for (;;) {
 		bool walked;
@@ -681,7 +629,7 @@ static int reader__read_input(struct reader *r, struct record_input *in)
 }
 
 /* Reads one buffered input of @size bytes from @start, (u64)-1 for a stream. */
-static int reader__read_fd(struct reader *r, u64 start, u64 size)
+int reader__read_fd(struct reader *r, u64 start, u64 size)
 {
 	struct record_input in;
 	int ret = record_input__init(&in, r->fd, r->path, start, size,
@@ -691,232 +639,6 @@ static int reader__read_fd(struct reader *r, u64 start, u64 size)
 		ret = record_input__rewind(&in);
 	if (!ret)
 		ret = reader__read_input(r, &in);
-	record_input__exit(&in);
-	return ret;
-}
-
-/* A file is read in two parts at once from this size of data on. */
-#define SPLIT_MIN_BYTES		(64ULL << 20)
-/*
- * How far past the middle a round end is looked for, a chunk at a time:
- * perf record writes one after each pass over all the ring buffers, so a
- * round holds up to what they all hold, megabytes each on a big host.
- */
-#define SPLIT_SEARCH_BYTES	(64U << 20)
-#define SPLIT_CHUNK_BYTES	(1U << 20)
-
-/* Where the first round end in @buf, read from @at, ends; 0 if none */
-static u64 round_end_in(const u64 *buf, size_t n, u64 at)
-{
-	size_t i;
-
-	for (i = 0; i < n / 8; i++) {
-		struct perf_event_header h;
-
-		memcpy(&h, &buf[i], sizeof(h));
-		if (h.type == PERF_RECORD_FINISHED_ROUND && h.size == sizeof(h) && !h.misc)
-			return at + (i + 1) * 8;
-	}
-	return 0;
-}
-
-/*
- * After the first round end past the middle, 0 if there is none there.
- * Records are not marked in the file, so this is a guess: the first part
- * checks it by reading up to it.
- */
-static u64 reader__round_end_past_middle(struct reader *r, u64 end)
-{
-	u64 from = r->offset + (end - r->offset) / 2 / 8 * 8, *buf, found = 0;
-	u64 stop = min_t(u64, end, from + SPLIT_SEARCH_BYTES);
-	ssize_t n;
-
-	buf = malloc(SPLIT_CHUNK_BYTES);
-	if (!buf)
-		return 0;
-	for (; !found && from < stop; from += n) {
-		n = pread(r->fd, buf, min_t(u64, SPLIT_CHUNK_BYTES, stop - from), from);
-		if (n < 8)
-			break;
-		n &= ~7L;
-		found = round_end_in(buf, n, from);
-	}
-	free(buf);
-	return found < end ? found : 0;
-}
-
-/* Where the second part starts; 0, and -v says why, for one part */
-static u64 reader__split_point(struct reader *r, u64 end)
-{
-	const char *why = r->one_part;
-	u64 split = 0;
-
-	if (!why && end - r->offset < SPLIT_MIN_BYTES)
-		why = "under 64 MiB of data";
-	if (!why) {
-		split = reader__round_end_past_middle(r, end);
-		if (!split)
-			why = "no round end within 64 MiB past the middle";
-	}
-	if (why)
-		pr_debug("%s: read in one part: %s\n", r->path, why);
-	return split;
-}
-
-/* The second part of a file, in a thread of its own */
-struct reader_part {
-	struct reader			r;
-	struct kvm_events_report	report;
-	struct record_input		in;
-	int				ret;
-};
-
-static void *reader__part_thread(void *arg)
-{
-	struct reader_part *part = arg;
-
-	part->ret = record_input__rewind(&part->in);
-	if (!part->ret)
-		part->ret = reader__read_input(&part->r, &part->in);
-	/* Cut in a record: the first part's reading tells. */
-	if (!part->ret && part->in.len > part->in.head)
-		part->ret = -EINVAL;
-	if (!part->ret)
-		kvm_events_queue__flush(&part->r.queue, part->r.report, (u64)-1);
-	return NULL;
-}
-
-static int reader_part__init(struct reader_part *part, struct reader *r, u64 start, u64 size)
-{
-	const struct kvm_events_report *report = r->report;
-	int ret;
-
-	part->r = *r;
-	part->r.report = &part->report;
-	part->r.second_part = true;
-	memset(part->r.skipped, 0, sizeof(part->r.skipped));
-	part->r.other_events = part->r.unknown_id = part->r.lost_events = 0;
-	part->r.lost_chunks = part->r.lost_samples = 0;
-	kvm_events_queue__init(&part->r.queue);
-	ret = kvm_events_queue__keep_rounds(&part->r.queue);
-	part->r.fd = open(r->path, O_RDONLY);
-	if (!ret && part->r.fd < 0)
-		ret = -errno;
-	if (!ret)
-		ret = kvm_events_report__init(&part->report, report->analysis, &report->opts);
-	if (!ret)
-		ret = kvm_events_report__second_part(&part->report);
-	if (!ret)
-		ret = record_input__init(&part->in, part->r.fd, r->path, start, size,
-					 RECORD_INPUT_BUF_SIZE, false);
-	part->in.quiet = true;
-	return ret;
-}
-
-static void reader_part__exit(struct reader_part *part)
-{
-	record_input__exit(&part->in);
-	kvm_events_report__exit(&part->report);
-	kvm_events_queue__exit(&part->r.queue);
-	close(part->r.fd);
-}
-
-/*
- * Why the parts cannot be joined as if one reader had read both, or
- * NULL: the first must have read up to the second's start, both without
- * an error, and one queue would have delivered the second's samples in
- * the order it did.
- */
-static const char *reader__cannot_join(struct reader *r, struct record_input *in,
-				       struct reader_part *part)
-{
-	if (part->ret == READER_NOT_ALONE)
-		return "the second part has a COMM record";
-	if (in->len > in->head)
-		return "no record starts where the second part was to";
-	if (part->ret)
-		return "the second part cannot be read alone";
-	if (!kvm_events_queue__follows(&part->r.queue, &r->queue))
-		return "the samples around the parts' boundary are out of order";
-	if (!kvm_events_report__can_join(&part->report))
-		return "the second part holds too many samples back";
-	return NULL;
-}
-
-/*
- * The first part's queue takes the samples the second held back that may
- * be due before some of its own: its first round, and what came before
- * the first part's latest sample.  The second's report is joined to it
- * once they are delivered.
- */
-static int reader__join(struct reader *r, struct reader_part *part)
-{
-	const struct kvm_events_queue *q = &part->r.queue;
-	const struct kvm_events_sample *held;
-	size_t nr;
-	int i, ret;
-
-	nr = kvm_events_report__held(&part->report, &held);
-	ret = kvm_events_queue__add(&r->queue, q->held, q->nr_held);
-	if (!ret)
-		ret = kvm_events_queue__add(&r->queue, held, nr);
-	kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
-	if (!ret)
-		ret = kvm_events_report__join(r->report, &part->report);
-	for (i = 0; i < KVM_TP__NR; i++)
-		r->skipped[i] += part->r.skipped[i];
-	r->other_events += part->r.other_events;
-	r->unknown_id += part->r.unknown_id;
-	r->lost_events += part->r.lost_events;
-	r->lost_chunks += part->r.lost_chunks;
-	r->lost_samples += part->r.lost_samples;
-	return ret;
-}
-
-/*
- * A large file in two parts, one in a thread of its own.  When they
- * cannot be joined exactly, the first part's reader reads on into the
- * second, as if there had been only one.
- */
-static int reader__read_parts(struct reader *r, u64 end, u64 split)
-{
-	struct reader_part part = { .ret = 0 };
-	struct record_input in;
-	const char *why;
-	pthread_t thread;
-	int ret;
-
-	ret = record_input__init(&in, r->fd, r->path, r->offset, split - r->offset,
-				 RECORD_INPUT_BUF_SIZE, false);
-	if (ret)
-		return ret;
-	in.more = true;
-	ret = reader_part__init(&part, r, split, end - split);
-	if (!ret && pthread_create(&thread, NULL, reader__part_thread, &part))
-		ret = -EAGAIN;
-	if (ret) {
-		pr_debug("%s: read in one part: no second reader (%s)\n", r->path,
-			 strerror(-ret));
-		reader_part__exit(&part);
-		record_input__exit(&in);
-		return reader__read_fd(r, r->offset, end - r->offset);
-	}
-	ret = record_input__rewind(&in);
-	if (!ret)
-		ret = reader__read_input(r, &in);
-	pthread_join(thread, NULL);
-	why = ret ? NULL : reader__cannot_join(r, &in, &part);
-	if (!ret && !why) {
-		pr_debug("%s: read in two parts at once, joined at byte %" PRIu64 "\n",
-			 r->path, split);
-		ret = reader__join(r, &part);
-	} else if (!ret) {
-		pr_debug("%s: read in one part: %s\n", r->path, why);
-		in.more = false;
-		in.limit += end - split;
-		ret = reader__read_input(r, &in);
-	}
-	reader_part__exit(&part);
 	record_input__exit(&in);
 	return ret;
 }
@@ -943,152 +665,6 @@ static int reader__read_stream(struct reader *r)
 	return reader__read_fd(r, pos, (u64)-1);
 }
 
-/*
- * perf record --threads numbers its data files from 0: a gap is a file
- * lost, and the events of its thread with it.
- */
-static void reader__missing_files(struct reader *r)
-{
-	struct perf_data *data = r->session->data;
-	unsigned long n, max = 0;
-	bool *seen;
-	int i;
-
-	for (i = 0; i < data->dir.nr; i++) {
-		const char *name = strrchr(data->dir.files[i].path, '/');
-
-		n = strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10);
-		max = max(max, n);
-	}
-	if (!data->dir.nr || max < (unsigned long)data->dir.nr || max > INT_MAX)
-		return;
-	seen = calloc(max + 1, sizeof(*seen));
-	if (!seen)
-		return;
-	for (i = 0; i < data->dir.nr; i++) {
-		const char *name = strrchr(data->dir.files[i].path, '/');
-
-		seen[strtoul(name ? name + sizeof("/data.") - 1 : "0", NULL, 10)] = true;
-	}
-	for (n = 0; n <= max; n++) {
-		if (!seen[n])
-			pr_warning("%s/data.%lu: missing: the events of its thread are not in the report\n",
-				   data->path, n);
-	}
-	free(seen);
-}
-
-/* A directory's files share four files' buffers, each of at least 64 KiB. */
-#define DIR_BUF_SIZE(nr)	clamp(4 * RECORD_INPUT_BUF_SIZE / (nr), 64UL << 10, \
-				      RECORD_INPUT_BUF_SIZE)
-
-/*
- * Bytes of records in a pass over a directory's inputs, about: few enough
- * that the queue stays in the caches (at 1M exits, passes of 8K samples,
- * about 1.3 MB, took 132 ms, of 64K 147 ms).
- */
-#define PASS_BYTES	(1UL << 20)
-
-/* No pass spans more, in ns: a sum with a time stays in a u64. */
-#define PASS_SPAN_MAX	(1ULL << 60)
-
-/*
- * The span of time of the next pass: of about PASS_BYTES, from the last
- * pass's @span and the @bytes it read, within a factor of 4
- */
-static u64 pass_span(u64 span, u64 bytes)
-{
-	if (bytes <= PASS_BYTES / 4)
-		return min_t(u64, span * 4, PASS_SPAN_MAX);
-	if (bytes >= PASS_BYTES * 4)
-		return max_t(u64, span / 4, 1);
-	return span / bytes * PASS_BYTES + span % bytes * PASS_BYTES / bytes;
-}
-
-/* Where the inputs are, in bytes read and walked in all */
-static u64 inputs_walked(const struct record_input *inputs, int nr)
-{
-	u64 walked = 0;
-	int i;
-
-	for (i = 0; i < nr; i++)
-		walked += inputs[i].offset + inputs[i].head;
-	return walked;
-}
-
-/* The next pass: from after the last one to @span after the earliest sample that waits */
-static void reader__next_pass(struct reader *r, u64 span)
-{
-	u64 first = r->pass_first + r->pass_width + 1;
-	u64 last = r->pass_first_later > UINT64_MAX - span ? UINT64_MAX :
-		   r->pass_first_later + span - 1;
-
-	r->pass_first = first;
-	r->pass_width = last - first;
-	r->pass_first_later = UINT64_MAX;
-}
-
-/* Takes all samples again: a single input, or all of a directory's held */
-static void reader__no_passes(struct reader *r)
-{
-	r->pass_first = 0;
-	r->pass_width = UINT64_MAX;
-}
-
-/*
- * Each input in time order: they are read in passes over spans of time.
- * In a pass, each input, in perf's order, gives its samples up to the
- * span's end, as a run of the queue.  A pass's samples are all later than
- * the last one's, so the queue delivers what a merge of the inputs by
- * time would, ties to the input perf lists first, and holds one pass, not
- * the directory.  Merging the inputs sample by sample, through a heap,
- * took 205 ms where this takes 132, at 1M exits.
- *
- * A sample earlier than its pass is in an input out of order: *@unsorted
- * is set to the input, and the passes stop.
- */
-static int reader__passes(struct reader *r, struct record_input *inputs, int nr,
-			  const char **unsorted)
-{
-	u64 span = 1000000;	/* 1 ms, at first */
-	bool *done = calloc(nr, sizeof(*done));
-	int i, left = nr, ret = 0;
-
-	if (!done)
-		return -ENOMEM;
-	/* The first pass, of time 0, finds where the samples begin. */
-	r->pass_first = r->pass_width = 0;
-	r->pass_first_later = UINT64_MAX;
-	while (!ret && left) {
-		u64 walked = inputs_walked(inputs, nr);
-
-		for (i = 0; !ret && i < nr; i++) {
-			if (done[i])
-				continue;
-			ret = reader__read_input(r, &inputs[i]);
-			if (ret == READER_LATE)
-				*unsorted = inputs[i].path;
-			if (ret == READER_PAUSED) {
-				ret = 0;
-			} else if (!ret) {
-				done[i] = true;
-				left--;
-			}
-		}
-		/* The second end of a round hands on all of the pass. */
-		if (!ret)
-			ret = reader__finished_round(r);
-		if (!ret)
-			ret = reader__finished_round(r);
-		if (r->pass_first)
-			span = pass_span(span, inputs_walked(inputs, nr) - walked);
-		reader__next_pass(r, span);
-	}
-	reader__no_passes(r);
-	free(done);
-	return ret == READER_LATE ? 0 : ret;
-}
-
 /* The pairing side of a restart: nothing queued, nothing paired */
 static int reader__forget(struct reader *r)
 {
@@ -1111,7 +687,7 @@ static int reader__forget(struct reader *r)
 #define RESTART		(KVM_TP__NR + 1)
 
 /* Reading starts again from the inputs' starts: forgets what was counted and paired. */
-static int reader__restart(struct reader *r, struct record_input *inputs, int nr)
+int reader__restart(struct reader *r, struct record_input *inputs, int nr)
 {
 	struct kvm_events_sample *mark;
 	int i, ret = 0;
@@ -1130,56 +706,13 @@ static int reader__restart(struct reader *r, struct record_input *inputs, int nr
 	return reader__push(r, mark);
 }
 
-/*
- * The header file's data section and each data.N file: read in passes
- * while each is in time order.  When one is found not to be, all are read
- * again, and their events ordered at the end, as perf does.
- */
-static int reader__read_dir(struct reader *r)
-{
-	struct perf_data *data = r->session->data;
-	int nr = data->dir.nr + 1, i, ret;
-	struct record_input *inputs = calloc(nr, sizeof(*inputs));
-	const char *unsorted = NULL;
-
-	if (!inputs)
-		return -ENOMEM;
-	reader__missing_files(r);
-	ret = record_input__init(&inputs[0], r->fd, r->path, r->offset,
-				 reader__data_end(r) - r->offset, DIR_BUF_SIZE(nr), false);
-	for (i = 1; !ret && i < nr; i++) {
-		struct perf_data_file *file = &data->dir.files[i - 1];
-
-		ret = record_input__init(&inputs[i], file->fd, file->path, 0, file->size,
-					 DIR_BUF_SIZE(nr), false);
-	}
-	for (i = 0; !ret && i < nr; i++)
-		ret = record_input__rewind(&inputs[i]);
-	if (!ret)
-		ret = reader__passes(r, inputs, nr, &unsorted);
-	if (!ret && !unsorted) {
-		pr_debug("%s: its %d files merged in time order\n", r->path, nr);
-	} else if (!ret) {
-		pr_debug("%s: %s is not in time order: all its events are held and sorted\n",
-			 r->path, unsorted);
-		ret = reader__restart(r, inputs, nr);
-		for (i = 0; !ret && i < nr; i++)
-			ret = reader__read_input(r, &inputs[i]);
-	}
-	for (i = 0; i < nr; i++)
-		record_input__exit(&inputs[i]);
-	free(inputs);
-	return ret;
-}
-
 static int reader__read(struct reader *r)
 {
-	struct perf_data *data = r->session->data;
 	int ret;
 
 	if (r->stream)
 		ret = reader__read_stream(r);
-	else if (perf_data__is_dir(data))
+	else if (perf_data__is_dir(r->session->data))
 		ret = reader__read_dir(r);
 	else
 		ret = reader__read_section(r);
@@ -1273,34 +806,6 @@ static const char *reader__cannot_read(struct perf_session *session)
 	if (sizeof(size_t) != sizeof(u64))
 		return "this perf is a 32-bit program";
 	return NULL;
-}
-
-/* The CPUs this process may run on: taskset(1) may leave it one. */
-static int usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return sysconf(_SC_NPROCESSORS_ONLN);
-	return CPU_COUNT(&set);
-}
-
-/*
- * Why a file is read in one part whatever its size, or NULL.  --top and
- * --heatmap keep each event, in time order, in one report.  On one CPU,
- * two parts would take turns and add the cost of joining them.
- */
-static const char *reader__one_part(const struct kvm_events_input *input,
-				    const struct kvm_events_report *report)
-{
-	if (input->threads)
-		return input->threads == 1 ? "--threads 1" :
-		       "--threads 2, a reading and a pairing thread";
-	if (report->opts.top)
-		return "--top";
-	if (report->opts.heatmap)
-		return "--heatmap";
-	return usable_cpus() > 1 ? NULL : "one CPU to run on";
 }
 
 static const char *input_kind(struct perf_data *data)
