@@ -19,7 +19,6 @@
 #include "hashmap.h"
 #include "kvm-events-analysis.h"
 #include "kvm-events-pairing.h"
-#include "kvm-events-sched.h"
 #include "latency-dist.h"
 #include "stat.h"
 
