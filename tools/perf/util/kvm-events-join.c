@@ -103,12 +103,7 @@ static bool deferral__sample(struct kvm_events_report *report, struct vcpu_state
 	if (!second_part__hold(part, s))
 		return true;
 	/* Nothing is pending before the start: nothing is accounted here. */
-	if (vcpu->pid != s->pid)
-		kvm_events_pairing__reused(report, vcpu, s->pid);
-	if (s->vcpu != KVM_EVENTS_NO_VCPU)
-		vcpu->vcpu = s->vcpu;
-	if (s->tp == KVM_TP_EXIT)
-		vcpu->rip = s->rip;
+	vcpu_state__note(report, vcpu, s);
 	if (!known)
 		return true;
 	if (report->analysis->begin(s, &key)) {

@@ -705,12 +705,7 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		report->totals.no_memory++;
 		return;
 	}
-	if (vcpu->pid != s->pid)
-		kvm_events_pairing__reused(report, vcpu, s->pid);
-	if (s->vcpu != KVM_EVENTS_NO_VCPU)
-		vcpu->vcpu = s->vcpu;
-	if (s->tp == KVM_TP_EXIT)
-		vcpu->rip = s->rip;
+	vcpu_state__note(report, vcpu, s);
 	/* It wrote this sample on CPU: the switch back in was lost. */
 	if (unlikely(vcpu->offcpu.off))
 		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
