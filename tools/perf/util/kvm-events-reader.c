@@ -182,7 +182,7 @@ static int reader__index_ids(struct reader *r)
 	return 0;
 }
 
-static void reader__free_layouts(struct reader *r)
+void reader__free_layouts(struct reader *r)
 {
 	zfree(&r->layouts);
 	zfree(&r->by_id_slots);
@@ -217,8 +217,7 @@ static void reader__init_switches(struct reader *r, struct evlist *evlist)
  * One layout per sample id, or a single one when samples carry no id.
  * Returns 1 with *why set for an evlist this reader does not take.
  */
-static int reader__init_layouts(struct reader *r, struct evlist *evlist,
-				const char **why)
+int reader__init_layouts(struct reader *r, struct evlist *evlist, const char **why)
 {
 	struct evsel *evsel;
 	u32 nr = 0, i;
@@ -281,13 +280,6 @@ static const struct sample_layout *reader__layout(struct reader *r,
 	/* perf gives a synthesized sample's id 0 to the first evsel. */
 	return id ? NULL : &r->layouts[0];
 }
-
-/*
- * With two threads, the reading one decodes the samples into batches in
- * file order, a round's end marked by an item of this tp; the pairing one
- * orders them and pairs them.  That splits the work about in half.
- */
-#define ROUND_END	KVM_TP__NR
 
 /* Where the next decoded sample goes: the ordering queue, or a batch */
 static struct kvm_events_sample *reader__next(struct reader *r)
@@ -600,6 +592,44 @@ static int reader__walk(struct reader *r, struct record_input *in)
 	return 0;
 }
 
+/* The pairing side of a restart: nothing queued, nothing paired */
+int reader__forget(struct reader *r)
+{
+	const struct kvm_events_analysis *analysis = r->report->analysis;
+	struct kvm_events_observer *observer = r->report->observer;
+	struct kvm_events_options opts = r->report->opts;
+	int ret;
+
+	kvm_events_queue__exit(&r->queue);
+	kvm_events_queue__init(&r->queue);
+	kvm_events_report__exit(r->report);
+	ret = kvm_events_report__init(r->report, analysis, &opts);
+	if (observer)
+		observer->forget(observer);
+	r->report->observer = observer;
+	return ret;
+}
+
+/* Reading starts again from the inputs' starts: forgets what was counted and paired. */
+int reader__restart(struct reader *r, struct record_input *inputs, int nr)
+{
+	struct kvm_events_sample *mark;
+	int i, ret = 0;
+
+	memset(r->skipped, 0, sizeof(r->skipped));
+	r->other_events = 0;
+	r->unknown_id = r->lost_events = r->lost_chunks = r->lost_samples = 0;
+	for (i = 0; !ret && i < nr; i++)
+		ret = record_input__rewind(&inputs[i]);
+	if (ret || !r->pipe)
+		return ret ?: reader__forget(r);
+	mark = reader__next(r);
+	if (!mark)
+		return -ENOMEM;
+	mark->tp = RESTART;
+	return reader__push(r, mark);
+}
+
 /*
  * Reads the records of @in to its end, a buffer at a time, or up to a
  * sample that waits for the next pass (READER_PAUSED): what is buffered is
@@ -640,240 +670,5 @@ int reader__read_fd(struct reader *r, u64 start, u64 size)
 	if (!ret)
 		ret = reader__read_input(r, &in);
 	record_input__exit(&in);
-	return ret;
-}
-
-/* A file's data section, up to where the file ends if it was cut short */
-static int reader__read_section(struct reader *r)
-{
-	u64 end = reader__data_end(r);
-	u64 split = reader__split_point(r, end);
-
-	if (split)
-		return reader__read_parts(r, end, split);
-	return reader__read_fd(r, r->offset, end - r->offset);
-}
-
-/* A stream's records, after the 16 bytes of its header */
-static int reader__read_stream(struct reader *r)
-{
-	off_t pos = lseek(r->fd, 0, SEEK_CUR);
-
-	/* A pipe cannot tell where it is. */
-	if (pos == (off_t)-1)
-		pos = sizeof(struct perf_pipe_file_header);
-	return reader__read_fd(r, pos, (u64)-1);
-}
-
-/* The pairing side of a restart: nothing queued, nothing paired */
-static int reader__forget(struct reader *r)
-{
-	const struct kvm_events_analysis *analysis = r->report->analysis;
-	struct kvm_events_observer *observer = r->report->observer;
-	struct kvm_events_options opts = r->report->opts;
-	int ret;
-
-	kvm_events_queue__exit(&r->queue);
-	kvm_events_queue__init(&r->queue);
-	kvm_events_report__exit(r->report);
-	ret = kvm_events_report__init(r->report, analysis, &opts);
-	if (observer)
-		observer->forget(observer);
-	r->report->observer = observer;
-	return ret;
-}
-
-/* Marks, for the pairing thread, where the reading starts again */
-#define RESTART		(KVM_TP__NR + 1)
-
-/* Reading starts again from the inputs' starts: forgets what was counted and paired. */
-int reader__restart(struct reader *r, struct record_input *inputs, int nr)
-{
-	struct kvm_events_sample *mark;
-	int i, ret = 0;
-
-	memset(r->skipped, 0, sizeof(r->skipped));
-	r->other_events = 0;
-	r->unknown_id = r->lost_events = r->lost_chunks = r->lost_samples = 0;
-	for (i = 0; !ret && i < nr; i++)
-		ret = record_input__rewind(&inputs[i]);
-	if (ret || !r->pipe)
-		return ret ?: reader__forget(r);
-	mark = reader__next(r);
-	if (!mark)
-		return -ENOMEM;
-	mark->tp = RESTART;
-	return reader__push(r, mark);
-}
-
-static int reader__read(struct reader *r)
-{
-	int ret;
-
-	if (r->stream)
-		ret = reader__read_stream(r);
-	else if (perf_data__is_dir(r->session->data))
-		ret = reader__read_dir(r);
-	else
-		ret = reader__read_section(r);
-	/* With two threads, the pairing one flushes after the last batch. */
-	if (!ret && !r->pipe)
-		kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
-	return ret;
-}
-
-static void *reading_thread(void *arg)
-{
-	struct reader *r = arg;
-
-	kvm_events_pipeline__publish(r->pipe, reader__read(r), true);
-	return NULL;
-}
-
-/* The pairing thread's side of a decoded sample or round end */
-static int reader__order(struct reader *r, const struct kvm_events_sample *item)
-{
-	struct kvm_events_sample *s;
-
-	if (item->tp == ROUND_END) {
-		kvm_events_queue__round_end(&r->queue, r->report);
-		return 0;
-	}
-	if (item->tp == RESTART)
-		return reader__forget(r);
-	s = kvm_events_queue__slot(&r->queue);
-	if (!s)
-		return -ENOMEM;
-	*s = *item;
-	kvm_events_queue__push(&r->queue, s);
-	return 0;
-}
-
-/* Orders and pairs what the reading thread decodes, batch by batch. */
-static int reader__consume_batches(struct reader *r)
-{
-	int ret = 0;
-
-	for (;;) {
-		struct kvm_events_batch *b = kvm_events_pipeline__wait(r->pipe);
-		bool last = b->last;
-		size_t i;
-
-		for (i = 0; !ret && i < b->nr; i++)
-			ret = reader__order(r, &b->items[i]);
-		if (!ret)
-			ret = b->err;
-		if (last && !ret)
-			kvm_events_queue__flush(&r->queue, r->report, (u64)-1);
-		/* On an error, the reading thread stops at its next batch. */
-		kvm_events_pipeline__done(r->pipe, ret);
-		if (last)
-			return ret;
-	}
-}
-
-static int reader__run_threaded(struct reader *r)
-{
-	struct kvm_events_pipeline *p = kvm_events_pipeline__new();
-	pthread_t thread;
-	int ret;
-
-	if (!p)
-		return -ENOMEM;
-	r->pipe = p;
-	ret = pthread_create(&thread, NULL, reading_thread, r);
-	if (ret) {
-		r->pipe = NULL;
-		ret = reader__read(r);
-	} else {
-		ret = reader__consume_batches(r);
-		pthread_join(thread, NULL);
-		r->pipe = NULL;
-	}
-	kvm_events_pipeline__delete(p);
-	return ret;
-}
-
-/* Why the session code must read this session, or NULL */
-static const char *reader__cannot_read(struct perf_session *session)
-{
-	if (session->header.needs_swap)
-		return "its byte order is not this host's";
-	if (perf_header__has_feat(&session->header, HEADER_COMPRESSED))
-		return "its data is compressed";
-	if (perf_header__has_feat(&session->header, HEADER_AUXTRACE))
-		return "it holds AUX area data";
-	if (sizeof(size_t) != sizeof(u64))
-		return "this perf is a 32-bit program";
-	return NULL;
-}
-
-static const char *input_kind(struct perf_data *data)
-{
-	if (perf_data__is_pipe(data))
-		return "stream";
-	return perf_data__is_dir(data) ? "directory" : "file";
-}
-
-/*
- * Threads: 1 (or 0, the default) reads and pairs in the caller, 2 reads
- * in a thread of its own.
- */
-int kvm_events_read(struct kvm_events_input *input,
-		    struct kvm_events_report *report, bool *handled)
-{
-	struct perf_session *session = input->session;
-	struct perf_data *data = session->data;
-	struct reader r = {
-		.report		= report,
-		.input		= input,
-		.session	= session,
-		.machine	= &session->machines.host,
-		.path		= strcmp(data->path, "-") ? data->path : "standard input",
-		.fd		= perf_data__fd(data),
-		.offset		= session->header.data_offset,
-		.size		= session->header.data_size,
-		.no_rounds	= perf_data__is_dir(data),
-		.stream		= perf_data__is_pipe(data),
-		.id_pos		= -1,
-		.pass_width	= UINT64_MAX,
-	};
-	const char *why = reader__cannot_read(session);
-	int i, ret = 0;
-
-	*handled = false;
-	/* A stream's attributes come with its events. */
-	if (perf_data__is_pipe(data))
-		r.stale = true;
-	else if (!why)
-		ret = reader__init_layouts(&r, session->evlist, &why);
-	if (ret < 0 || why) {
-		if (why)
-			pr_debug("%s: read by perf's session code: %s\n", r.path, why);
-		reader__free_layouts(&r);
-		return ret < 0 ? ret : 0;
-	}
-	*handled = true;
-	pr_debug("%s: read by kvm-events' own reader, as a %s\n", r.path, input_kind(data));
-	kvm_events_queue__init(&r.queue);
-	r.one_part = reader__one_part(input, report);
-	if (input->threads > 1)
-		ret = reader__run_threaded(&r);
-	else
-		ret = reader__read(&r);
-	report->totals.lost_events += r.lost_events;
-	report->totals.lost_chunks += r.lost_chunks;
-	report->totals.lost_samples += r.lost_samples;
-	for (i = 0; i < KVM_TP__NR; i++)
-		kvm_events_report__skip(report, i, r.skipped[i]);
-	kvm_events_report__skip_other(report, r.other_events);
-	report->totals.out_of_order += r.queue.out_of_order;
-	if (r.unknown_id)
-		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",
-			   r.path, r.unknown_id);
-	if (ret == -ENOMEM)
-		pr_err("%s: out of memory while reading the events\n", r.path);
-	reader__free_layouts(&r);
-	kvm_events_queue__exit(&r.queue);
 	return ret;
 }

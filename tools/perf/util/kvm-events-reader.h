@@ -8,6 +8,9 @@
  *   kvm-events-reader.c        the walk of the records; a file, a pipe
  *   kvm-events-reader-dir.c    a perf record --threads directory
  *   kvm-events-reader-parts.c  a large file, in two parts at once
+ *   kvm-events-read.c          kvm_events_read(): which of them, how
+ *                              many threads; the only one that calls
+ *                              the others, none calls back into it
  * They share the reader's state and the calls below, made per input or
  * per pass, never per sample: what runs per sample stays in
  * kvm-events-reader.c, where it is inlined.
@@ -17,6 +20,7 @@
 #include "kvm-events.h"
 #include "kvm-events-queue.h"
 
+struct evlist;
 struct kvm_events_input;
 struct kvm_events_pipeline;
 struct machine;
@@ -65,6 +69,15 @@ struct reader {
 	struct kvm_events_queue		queue;
 };
 
+/*
+ * With two threads, the reading one decodes the samples into batches in
+ * file order, a round's end marked by an item of this tp; the pairing one
+ * orders them and pairs them.  That splits the work about in half.
+ */
+#define ROUND_END	KVM_TP__NR
+/* Marks, for the pairing thread, where the reading starts again */
+#define RESTART		(KVM_TP__NR + 1)
+
 /* What the walk returns at a sample that waits for the next pass */
 #define READER_PAUSED	1
 /* ... and at one that an earlier pass should have taken */
@@ -85,6 +98,14 @@ u64 reader__data_end(struct reader *r);
 int reader__finished_round(struct reader *r);
 /* Reading starts again from the inputs' starts: forgets what was counted and paired. */
 int reader__restart(struct reader *r, struct record_input *inputs, int nr);
+/* The pairing side of a restart: nothing queued, nothing paired */
+int reader__forget(struct reader *r);
+/*
+ * One layout per sample id, or a single one when samples carry no id.
+ * Returns 1 with *why set for an evlist this reader does not take.
+ */
+int reader__init_layouts(struct reader *r, struct evlist *evlist, const char **why);
+void reader__free_layouts(struct reader *r);
 
 /* The header file's data section and each data.N file */
 int reader__read_dir(struct reader *r);

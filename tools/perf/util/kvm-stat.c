@@ -748,31 +748,6 @@ struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report
 			group_pid_of(report, &state));
 }
 
-/* Whatever is still open when the recording stops never got its end. */
-void kvm_events_report__finish(struct kvm_events_report *report)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
-		vcpu_state__cut(report, cur->pvalue);
-}
-
-struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
-					      const char *name)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
-		struct kvm_events_key *entry = cur->pvalue;
-
-		if (!strcmp(entry->name, name))
-			return entry;
-	}
-	return NULL;
-}
-
 static int compare_desc(double a, double b)
 {
 	return a == b ? 0 : a < b ? 1 : -1;
@@ -849,4 +824,29 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 	key_sort = sort;
 	qsort(keys, *nr, sizeof(*keys), compare_key_ptrs);
 	return keys;
+}
+
+struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
+					      const char *name)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
+		struct kvm_events_key *entry = cur->pvalue;
+
+		if (!strcmp(entry->name, name))
+			return entry;
+	}
+	return NULL;
+}
+
+/* Whatever is still open when the recording stops never got its end. */
+void kvm_events_report__finish(struct kvm_events_report *report)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt)
+		vcpu_state__cut(report, cur->pvalue);
 }
