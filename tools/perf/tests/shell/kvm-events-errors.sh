@@ -244,6 +244,7 @@ fi
 # from standard input, with either reader.
 fuzz="$(cd "$(dirname "$0")" && pwd)/kvm-events-fuzz"
 not_read="its print format is not read"
+no_operator="is not an operator of print formats"
 # expect_format_warning WHAT TEXT CMD...: CMD reports (exit 0, a table),
 # and its stderr holds TEXT.
 expect_format_warning() {
@@ -273,9 +274,10 @@ for reader in "" --generic-reader; do
 			"trace event kvm:kvm_exit: $not_read: ${f#*:}" \
 			perf kvm-events report $reader -i "$fuzz/${f%%:*}.fuzz"
 	done
-	expect_format_warning "pipe-print-symbolic-bad-token.fuzz on standard input ${reader:-}" \
-		"trace event kvm:kvm_nested_vmexit_inject: $not_read: \` is not an operator of print formats" \
-		sh -c "perf kvm-events report $reader -i - < '$fuzz/pipe-print-symbolic-bad-token.fuzz'"
+	pipe="$fuzz/pipe-print-symbolic-bad-token.fuzz"
+	expect_format_warning "$pipe on standard input ${reader:-}" \
+		"trace event kvm:kvm_nested_vmexit_inject: $not_read: \` $no_operator" \
+		sh -c "perf kvm-events report $reader -i - < '$pipe'"
 done
 
 # A SIGTERM ends a report that waits on its input, by that signal.
