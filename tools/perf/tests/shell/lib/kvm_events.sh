@@ -72,8 +72,12 @@ tm() {
 tui_start() {
 	local d=$1
 	shift
+	# Each start has a server on a socket of its own: a client of the old
+	# socket may reach the server kill-server just ended, as it exits.
 	tm kill-server 2> /dev/null
-	rm -f "$d/status" "$d/stty.after"
+	TUI_STARTS=$((${TUI_STARTS:-0} + 1))
+	TUI_SOCKET="$d/tmux.$TUI_STARTS.sock"
+	rm -f "$d/status" "$d/stty.after" "$d/stderr"
 	local cmd="stty -a > $d/stty.before; $* 2> $d/stderr; echo \$? > $d/status;"
 	tm new-session -d -x "${TUI_WIDTH:-160}" -y "${TUI_HEIGHT:-40}" \
 		"${cmd}stty -a > $d/stty.after; sleep 600"
