@@ -68,20 +68,14 @@ results=$out/results.txt
 # A pipe never written: `read -t` on it sleeps without forking sleep(1)
 exec {sleep_fd}<> <(:)
 
-# peak_memory PID: the peaks of VmHWM and RssAnon (kB) of PID, or of the
-# child it waits for if it has one (an older perf kvm-events report read
-# in a child), until PID exits
+# peak_memory PID: the peaks of VmHWM and RssAnon (kB) of PID until it exits
 peak_memory() {
-	local pid=$1 st hwm=0 anon=0 child
+	local pid=$1 st hwm=0 anon=0
 
 	# read -d '' fails at the end of the file it read whole; a zombie's
 	# status has no VmHWM.
 	while { st=; IFS= read -r -d '' st 2>/dev/null < "/proc/$pid/status"; true; } &&
 	      [[ $st =~ VmHWM ]]; do
-		child=
-		read -r -d '' child 2>/dev/null < "/proc/$pid/task/$pid/children"
-		[ -n "${child// }" ] &&
-			IFS= read -r -d '' st 2>/dev/null < "/proc/${child%% *}/status"
 		if [[ $st =~ VmHWM:[[:space:]]*([0-9]+).*RssAnon:[[:space:]]*([0-9]+) ]]; then
 			[ "${BASH_REMATCH[1]}" -gt $hwm ] && hwm=${BASH_REMATCH[1]}
 			[ "${BASH_REMATCH[2]}" -gt $anon ] && anon=${BASH_REMATCH[2]}
