@@ -38,15 +38,15 @@ static void vcpu_comm(char *buf, size_t size, unsigned int vcpu)
  */
 static void write_other_comms(struct kvmgen *g)
 {
-	char comm[20];
+	char comm[24];	/* "kworker/%u:1" with any u32 */
 	unsigned int cpu;
 
 	if (!g->layout.switch_events || !g->layout.system_wide)
 		return;
 	write_comm(g, HOG_PID, HOG_PID, "hog");
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
+	for (cpu = 0; cpu < g->nr_cpus; cpu++)
 		write_comm(g, HOG_PID, HOG_PID + 1 + cpu, "hog");
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		snprintf(comm, sizeof(comm), "kworker/%u:1", cpu);
 		write_comm(g, KWORKER_TID_BASE + cpu, KWORKER_TID_BASE + cpu,
 			   comm);
@@ -163,7 +163,7 @@ static void write_evsel_ids(struct kvmgen *g, unsigned int i)
 {
 	u32 cpu;
 
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++)
+	for (cpu = 0; cpu < g->nr_cpus; cpu++)
 		out_u64(&g->out, evsel_id(g, i, cpu));
 }
 
@@ -176,8 +176,8 @@ static void write_attrs(struct kvmgen *g, u64 ids_offset)
 
 	for (i = 0; i < nr_evsels(g); i++) {
 		init_evsel_attr(g, i, &attr);
-		ids.offset = ids_offset + i * NR_HOST_CPUS * sizeof(u64);
-		ids.size = NR_HOST_CPUS * sizeof(u64);
+		ids.offset = ids_offset + i * g->nr_cpus * sizeof(u64);
+		ids.size = g->nr_cpus * sizeof(u64);
 		out_write(&g->out, &attr, sizeof(attr));
 		out_write(&g->out, &ids, sizeof(ids));
 	}
@@ -189,7 +189,7 @@ static void write_attr_records(struct kvmgen *g)
 	struct perf_event_header hdr = {
 		.type = PERF_RECORD_HEADER_ATTR,
 		.size = sizeof(hdr) + sizeof(struct perf_event_attr) +
-			NR_HOST_CPUS * sizeof(u64),
+			g->nr_cpus * sizeof(u64),
 	};
 	struct perf_event_attr attr;
 	unsigned int i;
@@ -369,8 +369,8 @@ static void write_arch(struct kvmgen *g)
 
 static void write_nrcpus(struct kvmgen *g)
 {
-	out_u32(&g->out, NR_HOST_CPUS);	/* available */
-	out_u32(&g->out, NR_HOST_CPUS);	/* online */
+	out_u32(&g->out, g->nr_cpus);	/* available */
+	out_u32(&g->out, g->nr_cpus);	/* online */
 }
 
 static void write_cpudesc(struct kvmgen *g)
@@ -394,7 +394,7 @@ static void write_event_desc(struct kvmgen *g)
 	for (i = 0; i < nr_evsels(g); i++) {
 		init_evsel_attr(g, i, &attr);
 		out_write(&g->out, &attr, sizeof(attr));
-		out_u32(&g->out, NR_HOST_CPUS);
+		out_u32(&g->out, g->nr_cpus);
 		evsel_name(g, i, name, sizeof(name));
 		out_header_string(&g->out, name);
 		write_evsel_ids(g, i);

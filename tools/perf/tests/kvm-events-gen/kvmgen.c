@@ -94,6 +94,19 @@
  *                PERF_RECORD_SWITCH records of the vcpu threads (not with
  *                vmx-percpu)
  *
+ * Settings after them give the recording the shape of another host's:
+ *   round=N      a FINISHED_ROUND every N samples, not every
+ *                SAMPLES_PER_ROUND: perf record's pass over the ring
+ *                buffers finds a few samples at moderate rates, many for
+ *                a busy VM
+ *   vcpus=N      the one VM has N vcpus (1 to 64), on N host cpus (at
+ *                least 4); vcpu i from 4 up is thread pid + 11 + i
+ *   events=vmexit|default  only the tracepoints perf kvm-events record
+ *                --event vmexit or its default records: no kvm_msr,
+ *                kvm_userspace_exit, ...; .truth and .events have the
+ *                vmexit analysis only (the others time other spans
+ *                without them)
+ *
  * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
  * 0-3) of pid 4242, except two-vms.  The files are written in this host's
  * byte order, whatever the architecture.
@@ -226,6 +239,71 @@ static const struct {
 	{ "switch",		0,			0 },		/* --switch-events */
 };
 
+/* What perf kvm-events record --event vmexit and its default record */
+#define VMEXIT_TPS	(BIT_ULL(TP_KVM_EXIT) | BIT_ULL(TP_KVM_ENTRY) |	\
+			 BIT_ULL(TP_NESTED_VMEXIT) | BIT_ULL(TP_NESTED_INJECT))
+#define DEFAULT_TPS	(VMEXIT_TPS | BIT_ULL(TP_KVM_MMIO) | BIT_ULL(TP_KVM_PIO))
+
+static int parse_number(const char *s, unsigned long min, unsigned long max,
+			unsigned int *val)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(s, &end, 0);
+	if (errno || end == s || *end || n < min || n > max)
+		return -EINVAL;
+	*val = n;
+	return 0;
+}
+
+/*
+ * +vcpus=N: the scenario's one VM with N vcpus, on as many host cpus
+ * (at least NR_HOST_CPUS), as a host given to one big VM runs it
+ */
+static int resize_vm(struct kvmgen *g, const char *value)
+{
+	const struct vm_desc *vm = &g->sc->vms[0];
+	unsigned int n, i;
+
+	/* each vcpu makes an exit at least */
+	if (g->sc->nr_vms != 1 || parse_number(value, 1, MAX_VCPUS, &n) || n > g->nr_exits)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		g->sized_tids[i] = i < vm->nr_vcpus ? vm->tids[i] :
+				   vm->pid + 11 + i;
+	g->sized_vm = *vm;
+	g->sized_vm.nr_vcpus = n;
+	g->sized_vm.tids = g->sized_tids;
+	g->sized_sc = *g->sc;
+	g->sized_sc.vms = &g->sized_vm;
+	g->sc = &g->sized_sc;
+	g->nr_cpus = max_t(unsigned int, n, NR_HOST_CPUS);
+	return 0;
+}
+
+/* The modifiers with a value: round=N, vcpus=N, events=vmexit|default */
+static int parse_setting(struct kvmgen *g, char *name)
+{
+	char *value = strchr(name, '=');
+
+	*value++ = '\0';
+	if (!strcmp(name, "round"))
+		return parse_number(value, 1, 1000000, &g->layout.round_size);
+	if (!strcmp(name, "vcpus"))
+		return resize_vm(g, value);
+	if (strcmp(name, "events") || g->sc->arch != ARCH_X86)
+		return -EINVAL;
+	if (!strcmp(value, "vmexit"))
+		g->layout.tp_mask = VMEXIT_TPS;
+	else if (!strcmp(value, "default"))
+		g->layout.tp_mask = DEFAULT_TPS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_layout(struct kvmgen *g, char *modifiers)
 {
 	char *name;
@@ -233,7 +311,14 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 
 	g->layout.sample_type = KVM_SAMPLE_TYPE;
 	g->layout.read_format = KVM_READ_FORMAT;
+	g->layout.round_size = SAMPLES_PER_ROUND;
+	g->nr_cpus = NR_HOST_CPUS;
 	while ((name = strsep(&modifiers, "+")) != NULL) {
+		if (strchr(name, '=')) {
+			if (parse_setting(g, name))
+				return -EINVAL;
+			continue;
+		}
 		for (i = 0; i < ARRAY_SIZE(layout_modifiers); i++) {
 			if (!strcmp(name, layout_modifiers[i].name))
 				break;
@@ -249,6 +334,9 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 		g->layout.lost |= !strcmp(name, "lost");
 		g->layout.switch_events |= !strcmp(name, "switch");
 	}
+	/* with only some tracepoints, the truth is vmexit's only */
+	if (g->layout.tp_mask && (g->layout.single || g->sc->cut_off))
+		return -EINVAL;
 	if (g->layout.threads && (g->layout.pipe || g->sc->percpu))
 		return -EINVAL;
 	/* vmx-percpu's rounds hold samples only */
@@ -276,6 +364,8 @@ static int kvmgen_usage(void)
 	for (i = 0; i < ARRAY_SIZE(layout_modifiers); i++)
 		fprintf(stderr, " %s", layout_modifiers[i].name);
 	fprintf(stderr, "\n");
+	fprintf(stderr, "settings: round=SAMPLES vcpus=1..%d events=vmexit|default\n",
+		MAX_VCPUS);
 	return 2;
 }
 
@@ -291,7 +381,7 @@ static int open_dir(struct kvmgen *g, const char *path)
 
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -1;
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		snprintf(name, sizeof(name), "%s/data.%u", path, cpu);
 		g->cpu_out[cpu].fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		g->cpu_out[cpu].buf = malloc(OUT_BUF_SIZE);
@@ -307,7 +397,7 @@ static int close_dir(struct kvmgen *g)
 	unsigned int cpu;
 	int err = 0;
 
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		struct out_file *o = &g->cpu_out[cpu];
 
 		if (o->buf)
@@ -356,8 +446,8 @@ static int alloc_percpu(struct kvmgen *g)
 	if (!pc)
 		return -ENOMEM;
 	g->percpu = pc;
-	pc->cur = calloc(SAMPLES_PER_ROUND, sizeof(*pc->cur));
-	pc->late = calloc(SAMPLES_PER_ROUND, sizeof(*pc->late));
+	pc->cur = calloc(g->layout.round_size, sizeof(*pc->cur));
+	pc->late = calloc(g->layout.round_size, sizeof(*pc->late));
 	if (!pc->cur || !pc->late)
 		return -ENOMEM;
 	pc->rng = PERCPU_LATE_SEED;
@@ -410,13 +500,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	g->sc = sc;
+	g->nr_exits = exits;
 	if (parse_layout(g, modifiers)) {
 		free(g->out.buf);
 		free(g);
 		return kvmgen_usage();
 	}
-	g->nr_exits = exits;
-	g->nr_vcpus = count_vcpus(sc);
+	g->nr_vcpus = count_vcpus(g->sc);
 	g->events.out.fd = -1;
 	g->rng = sc->seed;
 	g->sw_rng = sc->seed ^ SWITCH_SEED;

@@ -26,8 +26,10 @@
 #include "util/data.h"
 #include "util/header.h"
 
-#define MAX_VCPUS		6	/* over all VMs of a scenario */
+#define MAX_VCPUS		64	/* over all VMs of a scenario, or vcpus=N */
+/* The host's cpus: NR_HOST_CPUS, or with vcpus=N above it, N */
 #define NR_HOST_CPUS		4
+#define MAX_HOST_CPUS		MAX_VCPUS
 #define DEFAULT_EXITS		1000
 /* Above this many exits, no OUT.data.events: see the comment on top */
 #define EVENTS_MAX_EXITS	2000000
@@ -606,6 +608,7 @@ struct events {
 	bool enabled;
 	bool no_vcpu_id;	/* vcpus written '?' */
 	bool split_columns;	/* +switch: offcpu, preempted, blocked */
+	bool vmexit_only;	/* +events=: the other analyses' are left out */
 	struct out_file out;
 	struct event_line *lines;
 	u64 mask;
@@ -648,19 +651,28 @@ struct layout {
 	bool threads;		/* +threads: --threads, a directory */
 	bool lost;		/* +lost: a ring buffer overflowed */
 	bool switch_events;	/* +switch: --switch-events */
+	/* +round=N: samples per FINISHED_ROUND, as perf record's passes give */
+	unsigned int round_size;
+	/* +events=vmexit|default: record --event's tracepoints only, or 0: all */
+	u64 tp_mask;
 };
 
 struct kvmgen {
 	const struct scenario *sc;
 	struct layout layout;
 	/* +threads: OUT/data.N, cpu N's samples */
-	struct out_file cpu_out[NR_HOST_CPUS];
+	struct out_file cpu_out[MAX_HOST_CPUS];
 	unsigned int nr_exits;
 	unsigned int nr_vcpus;
+	unsigned int nr_cpus;
+	/* +vcpus=N: the scenario, with its one VM of N vcpus */
+	struct scenario sized_sc;
+	struct vm_desc sized_vm;
+	u32 sized_tids[MAX_VCPUS];
 	u64 rng;
 	struct out_file out;
 	struct vcpu vcpus[MAX_VCPUS];
-	int cpu_owner[NR_HOST_CPUS];	/* running vcpu idx, or -1 */
+	int cpu_owner[MAX_HOST_CPUS];	/* running vcpu idx, or -1 */
 	u64 last_time;
 	u64 first_sample_time;
 	unsigned int samples_in_round;
@@ -680,7 +692,7 @@ struct kvmgen {
 	unsigned int tp_slot[NR_KVM_TPS];
 	/* +switch: its own PRNG, and the thread on each cpu */
 	u64 sw_rng;
-	struct sw_task cpu_curr[NR_HOST_CPUS];
+	struct sw_task cpu_curr[MAX_HOST_CPUS];
 };
 
 /* kvmgen.c */

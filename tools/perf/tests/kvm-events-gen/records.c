@@ -161,7 +161,7 @@ static u32 raw_data_size(const struct tp_format *fmt)
 
 u64 sample_id(const struct kvmgen *g, enum kvm_tp tp, u32 cpu)
 {
-	return SAMPLE_ID_BASE + g->tp_slot[tp] * NR_HOST_CPUS + cpu;
+	return SAMPLE_ID_BASE + g->tp_slot[tp] * g->nr_cpus + cpu;
 }
 
 const struct arch_desc *arch_of(const struct scenario *sc)
@@ -189,7 +189,8 @@ void init_tps(struct kvmgen *g)
 	int tp;
 
 	for (tp = 0; tp < NR_KVM_TPS; tp++) {
-		if (!g->sc->formats[tp].fields)
+		if (!g->sc->formats[tp].fields ||
+		    (g->layout.tp_mask && !(g->layout.tp_mask & BIT_ULL(tp))))
 			continue;
 		g->tp_slot[tp] = g->nr_tps;
 		g->tps[g->nr_tps++] = tp;
@@ -246,7 +247,7 @@ void percpu_write_round(struct kvmgen *g, bool last)
 	struct percpu_rounds *pc = g->percpu;
 	unsigned int cpu, i, nr_late = 0;
 
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		for (i = 0; i < pc->nr_late; i++) {
 			if (pc->late[i].cpu == cpu)
 				out_write(&g->out, pc->late[i].record,
@@ -411,6 +412,9 @@ void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	};
 	u8 *p;
 
+	/* +events=: not recorded, as perf record would not have it */
+	if (g->layout.tp_mask && !(g->layout.tp_mask & BIT_ULL(tp)))
+		return;
 	if (g->layout.single && tp != g->tps[0])
 		goto counted;
 	if (g->layout.threads)
@@ -438,7 +442,7 @@ counted:
 	if (!g->first_sample_time)
 		g->first_sample_time = v->clock;
 	g->truth.tp_samples[tp]++;
-	if (++g->samples_in_round == SAMPLES_PER_ROUND) {
+	if (++g->samples_in_round == g->layout.round_size) {
 		if (g->layout.lost)
 			write_lost(g, v->cpu);
 		if (g->percpu)

@@ -7,10 +7,10 @@
 
 static void wake_up_on_free_cpu(struct kvmgen *g, struct vcpu *v)
 {
-	u32 others[NR_HOST_CPUS], nr_others = 0, cpu;
+	u32 others[MAX_HOST_CPUS], nr_others = 0, cpu;
 	bool own_free = g->cpu_owner[v->cpu] < 0;
 
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		if (cpu != v->cpu && g->cpu_owner[cpu] < 0)
 			others[nr_others++] = cpu;
 	}
@@ -29,7 +29,7 @@ bool any_cpu_free(const struct kvmgen *g)
 {
 	u32 cpu;
 
-	for (cpu = 0; cpu < NR_HOST_CPUS; cpu++) {
+	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		if (g->cpu_owner[cpu] < 0)
 			return true;
 	}

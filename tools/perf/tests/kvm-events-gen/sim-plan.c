@@ -519,7 +519,7 @@ static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 	if (!v->exits_left) {
 		v->finished = true;
 		/* Only with more vcpus than cpus can a vcpu wait for it. */
-		if (g->nr_vcpus > NR_HOST_CPUS && !v->halted)
+		if (g->nr_vcpus > g->nr_cpus && !v->halted)
 			g->cpu_owner[v->cpu] = -1;
 		return;
 	}
@@ -669,7 +669,7 @@ unsigned int count_vcpus(const struct scenario *sc)
 	return n;
 }
 
-/* vcpu i over all VMs: the first NR_HOST_CPUS start on a cpu each. */
+/* vcpu i over all VMs: the first nr_cpus start on a cpu each. */
 static void init_vcpu(struct kvmgen *g, unsigned int i,
 		      const struct vm_desc *vm, unsigned int id)
 {
@@ -679,8 +679,8 @@ static void init_vcpu(struct kvmgen *g, unsigned int i,
 	v->id = id;
 	v->vm = vm;
 	v->tid = vm->tids[id];
-	v->cpu = i % NR_HOST_CPUS;
-	if (i < NR_HOST_CPUS) {
+	v->cpu = i % g->nr_cpus;
+	if (i < g->nr_cpus) {
 		g->cpu_owner[i] = i;
 		v->started = true;
 	} else {
@@ -708,7 +708,7 @@ void init_vcpus(struct kvmgen *g)
 	const struct scenario *sc = g->sc;
 	unsigned int i = 0, vm, id;
 
-	for (id = 0; id < NR_HOST_CPUS; id++)
+	for (id = 0; id < g->nr_cpus; id++)
 		g->cpu_owner[id] = -1;
 	for (vm = 0; vm < sc->nr_vms; vm++) {
 		for (id = 0; id < sc->vms[vm].nr_vcpus; id++)

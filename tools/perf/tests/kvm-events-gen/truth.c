@@ -60,6 +60,8 @@ static void events_write_line(struct events *ev, const struct event_line *l)
 {
 	char buf[EVENTS_LINE_MAX], *p = buf;
 
+	if (ev->vmexit_only && l->analysis != AN_VMEXIT)
+		return;
 	p = fmt_str(p, analysis_names[l->analysis]);
 	*p++ = ' ';
 	if (ev->no_vcpu_id)
@@ -390,13 +392,13 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 	unsigned int i;
 
 	if (sc->nr_vms == 1) {
-		fprintf(fp, "# kvmgen scenario %s exits %u pid %u vcpus %u cpus %d\n",
+		fprintf(fp, "# kvmgen scenario %s exits %u pid %u vcpus %u cpus %u\n",
 			sc->name, g->nr_exits, sc->vms[0].pid, g->nr_vcpus,
-			NR_HOST_CPUS);
+			g->nr_cpus);
 	} else {
-		fprintf(fp, "# kvmgen scenario %s exits %u vms %u vcpus %u cpus %d\n",
+		fprintf(fp, "# kvmgen scenario %s exits %u vms %u vcpus %u cpus %u\n",
 			sc->name, g->nr_exits, sc->nr_vms, g->nr_vcpus,
-			NR_HOST_CPUS);
+			g->nr_cpus);
 	}
 	/* Every VM's comm, which the reports name it by */
 	for (i = 0; i < sc->nr_vms; i++)
@@ -511,6 +513,9 @@ static void write_truth_cells(const struct kvmgen *g, FILE *fp)
 
 	write_truth_table(g, fp, AN_VMEXIT, &t->vmexit[0][0],
 			  MAX_EXIT_REASONS, g->sc->nr_exits, g->exit_keys);
+	/* Without their other events, the analyses time other spans. */
+	if (g->layout.tp_mask)
+		return;
 	write_truth_table(g, fp, AN_MMIO, &t->mmio[0][0], NR_MMIO_TARGETS,
 			  NR_MMIO_TARGETS, g->mmio_keys);
 	write_truth_table(g, fp, AN_IOPORT, &t->ioport[0][0], NR_PIO_TARGETS,
@@ -622,6 +627,7 @@ int open_events(struct kvmgen *g, const char *data_path)
 	ev->enabled = true;
 	ev->no_vcpu_id = arch_of(g->sc)->no_vcpu_id;
 	ev->split_columns = g->layout.switch_events;
+	ev->vmexit_only = g->layout.tp_mask;
 	return 0;
 }
 

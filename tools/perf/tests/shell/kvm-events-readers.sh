@@ -48,6 +48,22 @@ for layout in system-wide callchain dwarf data read single \
 	done
 done
 
+# The shapes of make bench's rows (kvmgen's settings): rounds of 26 and
+# of 30,000 samples, per-CPU runs, 64 vcpus on 64 CPUs, the tracepoints
+# of record --event vmexit and of its default: exact to the truth, and
+# the same through both readers
+for shape in vmx+round=26 vmx-percpu+round=30000 vmx-percpu+vcpus=64+round=8192 \
+	     vmx+events=vmexit vmx-percpu+events=default+vcpus=16; do
+	data="$dir/shape.data"
+	if ! "$KVMGEN" "$data" "$shape" 20000 > /dev/null 2>&1; then
+		echo "FAIL: kvmgen $shape"
+		err=1
+		continue
+	fi
+	kvm_events_check table "$data" "$shape" || err=1
+	compare_readers "$data" file vmexit
+done
+
 # A pipe: standard input, and a pipe-format file
 data="$dir/pipe.data"
 if "$KVMGEN" "$data" two-vms+pipe 20000 > /dev/null 2>&1; then
