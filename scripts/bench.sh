@@ -24,6 +24,12 @@
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
 # vmx+switch and vmx+switch+system-wide, with the context switch records
 # of record --sched (read in one part, as they must be);
+# the shapes of other recordings (kvmgen's settings, at each size of
+# BENCH_SHAPE_PAIRS): rounds of 26, 10,000 and 100,000 samples (perf
+# record's passes over its ring buffers at moderate rates and for a busy
+# VM), in time order and in per-CPU runs; 6 vcpus in rounds of 8,192;
+# 64 vcpus on 64 CPUs; the tracepoints of record --event vmexit (no
+# sample but the analysis') and of its default (18% mmio and pio);
 # the browser's refresh of 10,000 keys (report --tui, in tmux);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
@@ -41,6 +47,7 @@
 #
 # Settings (make bench BENCH_RUNS=5):
 #   BENCH_PAIRS="1000000 10000000"  kvm_exit events of the generated files
+#   BENCH_SHAPE_PAIRS=1000000       the same, of the shapes' files
 #   BENCH_RUNS=3                    timed runs of each reader
 #   BENCH_GUEST_N=100000            perf test -w kvmguest N N N N, recorded
 #   BENCH_HALT_N=200000             perf test -w kvmguest halt N 20, recorded
@@ -59,6 +66,7 @@ kvmgen=$(dirname "$perf")/kvmgen
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/bench
 pairs_list=${BENCH_PAIRS:-1000000 10000000}
+shape_pairs_list=${BENCH_SHAPE_PAIRS:-1000000}
 runs=${BENCH_RUNS:-3}
 guest_n=${BENCH_GUEST_N:-100000}
 halt_n=${BENCH_HALT_N:-200000}
@@ -149,7 +157,7 @@ bench_input() {
 		${cmds[$i]} < "$input" > /dev/null 2>&1 &
 		read -r rss anon < <(peak_memory $!)
 		wait
-		printf "%-24s %7s %-11s %8.3f %8s %8s %8s %7s %7s %s\n" "$label" "${size}M" \
+		printf "%-40s %7s %-11s %8.3f %8s %8s %8s %7s %7s %s\n" "$label" "${size}M" \
 			"${names[i]}" "$t" \
 			"$(awk -v a="$t" -v u="$up" 'BEGIN { if (a > 0 && u ~ /^[0-9.]+$/) printf "%.1fx", u / a; else print "-" }')" \
 			"$(awk -v a="$t" -v c="${times[4]}" 'BEGIN { if (c > 0) printf "%.2f", a / c; else print "-" }')" \
@@ -285,27 +293,36 @@ header() {
 	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F), perf $($perf version | cut -d' ' -f3)"
 	echo "x upstream: how many times faster than perf kvm stat report; x cat: wall time over cat's"
 	echo "ns/smp: wall time over the file's samples; 1 CPU: under taskset -c 0, x upstream against upstream's on 1 CPU"
-	printf "%-24s %7s %-11s %8s %8s %8s %8s %7s %7s %s\n" input size reader "time s" "x upstr" "x cat" "ns/smp" "RSS MB" "anon MB" "path"
+	printf "%-40s %7s %-11s %8s %8s %8s %8s %7s %7s %s\n" input size reader "time s" "x upstr" "x cat" "ns/smp" "RSS MB" "anon MB" "path"
+}
+
+# bench_generated INPUT EXITS: kvmgen's INPUT (SCENARIO[+MODIFIER...]),
+# written, read by each reader, removed
+bench_generated() {
+	local f=$out/generated.data
+
+	"$kvmgen" "$f" "$1" "$2" > /dev/null 2>&1 ||
+		{ echo "error: $kvmgen $f $1 $2" >&2; exit 1; }
+	bench_input "$1 $2" "$f"
+	rm -rf "$f"*
 }
 
 {
 header
 for pairs in $pairs_list; do
-	for scenario in vmx vmx-percpu; do
-		f=$out/$scenario-$pairs.data
-		"$kvmgen" "$f" "$scenario" "$pairs" > /dev/null 2>&1 ||
-			{ echo "error: $kvmgen $f $scenario $pairs" >&2; exit 1; }
-		bench_input "$scenario $pairs" "$f"
-		rm -f "$f"*
-	done
+	bench_generated vmx "$pairs"
+	bench_generated vmx-percpu "$pairs"
 done
-pairs=${pairs_list%% *}
 for modifier in system-wide threads pipe switch switch+system-wide; do
-	f=$out/$modifier.data
-	"$kvmgen" "$f" "vmx+$modifier" "$pairs" > /dev/null 2>&1 ||
-		{ echo "error: $kvmgen $f vmx+$modifier $pairs" >&2; exit 1; }
-	bench_input "vmx+$modifier $pairs" "$f"
-	rm -rf "$f"*
+	bench_generated "vmx+$modifier" "${pairs_list%% *}"
+done
+for pairs in $shape_pairs_list; do
+	for shape in vmx+round=26 vmx+round=10000 vmx+round=100000 \
+		     vmx-percpu+round=26 vmx-percpu+round=100000 \
+		     vmx-percpu+vcpus=6+round=8192 vmx-percpu+vcpus=64+round=10000 \
+		     vmx+events=vmexit vmx+events=default; do
+		bench_generated "$shape" "$pairs"
+	done
 done
 bench_browser
 
