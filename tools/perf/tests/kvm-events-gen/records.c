@@ -183,14 +183,19 @@ const char *tp_system(const struct kvmgen *g, enum kvm_tp tp)
 	return system ? system : "kvm";
 }
 
-/* The tracepoints of the scenario: those with a format */
+/* +events=: whether record's --event takes tp */
+static bool tp_recorded(const struct kvmgen *g, enum kvm_tp tp)
+{
+	return !g->layout.tp_mask || (g->layout.tp_mask & BIT_ULL(tp));
+}
+
+/* The tracepoints of the scenario: those with a format, if recorded */
 void init_tps(struct kvmgen *g)
 {
 	int tp;
 
 	for (tp = 0; tp < NR_KVM_TPS; tp++) {
-		if (!g->sc->formats[tp].fields ||
-		    (g->layout.tp_mask && !(g->layout.tp_mask & BIT_ULL(tp))))
+		if (!g->sc->formats[tp].fields || !tp_recorded(g, tp))
 			continue;
 		g->tp_slot[tp] = g->nr_tps;
 		g->tps[g->nr_tps++] = tp;
@@ -412,8 +417,7 @@ void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	};
 	u8 *p;
 
-	/* +events=: not recorded, as perf record would not have it */
-	if (g->layout.tp_mask && !(g->layout.tp_mask & BIT_ULL(tp)))
+	if (!tp_recorded(g, tp))
 		return;
 	if (g->layout.single && tp != g->tps[0])
 		goto counted;
