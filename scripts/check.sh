@@ -101,8 +101,10 @@ arm64_tests=""
 skip_list=$(echo $guest_tests $arm64_tests | tr ' ' ',')
 # With them, the test of the series' fix of perf record's ring buffer
 # reader (fix-11), which kvm-events' recordings depend on.
-"$perf" test ${skip_list:+--skip "$skip_list"} kvm-events perf_mmap__push 2>&1 |
-	grep -v ': Skip (user override)$' > "$log"
+# -v: a failure's output is printed with it, the first time it fails
+# (perf test prints nothing more of a test that passes).
+"$perf" test -v ${skip_list:+--skip "$skip_list"} kvm-events perf_mmap__push 2>&1 |
+	grep -v -E ': (Skip \(user override\)|Running \([0-9]+ active\))$' > "$log"
 cat "$log"
 # All of them on Debian's 6.12 kernel, and on 6.1, whose kvm tracepoints
 # differ, the known guest's exits in every analysis.  Under the
@@ -174,8 +176,8 @@ fi
 p=$(grep -E -c ': Ok$' "$log")
 f=$(grep -E -c ': FAILED!?' "$log")
 s=$(grep -E -c ': Skip' "$log")
-# A failure says why only with -v: run each failed test again, verbosely.
-# The test machine's tests ran with -v already.
+# Each failed test once more, verbosely: whether it fails again or only
+# failed once.  The test machine's tests are not run again.
 for t in $(sed -n 's/^ *\([0-9][0-9.]*\): .*: FAILED!*$/\1/p' "$log"); do
 	case " $guest_tests $arm64_tests " in *" ${t%%.*} "*) continue ;; esac
 	echo "--- perf test -v ${t%%.*}, again:"

@@ -35,14 +35,27 @@ report_rows() {
 		awk '/Samples%/ { on = 1; getline; next } on && NF == 0 { exit } on { print }'
 }
 
-# same_rows WHAT FILE: the screen's rows against FILE's
-same_rows() {
+# rows_are FILE: the screen's rows are FILE's (the difference in $dir/diff)
+rows_are() {
 	tui_rows > "$dir/screen.rows"
-	if ! diff "$2" "$dir/screen.rows" > "$dir/diff"; then
+	diff "$1" "$dir/screen.rows" > "$dir/diff"
+}
+
+# same_rows WHAT FILE: until the screen's rows are FILE's (10 s)
+same_rows() {
+	if ! tui_until 10 rows_are "$2"; then
 		echo "FAIL: $1: the browser's rows differ from the report's"
 		cat "$dir/diff"
 		err=1
 	fi
+}
+
+# redrawn_at LINES: the screen has LINES lines, the last the help line,
+# and the table is still sorted by avg
+redrawn_at() {
+	[ "$(echo "$TUI_SCREEN" | wc -l)" = "$1" ] &&
+		echo "$TUI_SCREEN" | sed -n "${1}p" | grep -q '^q quit' &&
+		tui_shows 'sort: avg \|'
 }
 
 TUI_WIDTH=200 TUI_HEIGHT=50 tui_start "$dir" perf kvm-events report --tui -i "$data"
@@ -72,44 +85,41 @@ fi
 
 # The first row's detail: its vcpus are --per-vcpu's, its percentiles the report's
 key=$(head -1 "$dir/report.avg" | awk '{ print $1 }')
-tm send-keys Enter
-if tui_wait ": $key\$|: $key +\$" 10 && tui_wait "^$key since the start" 10; then
-	echo "$TUI_SCREEN" | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $1, $3, $4 }' |
-		sort > "$dir/detail.vcpus"
-	perf kvm-events report -i "$data" --per-vcpu --json |
-		python3 -c '
+perf kvm-events report -i "$data" --per-vcpu --json |
+	python3 -c '
 import json, sys
 key = sys.argv[1]
 for k in json.load(sys.stdin)["keys"]:
     if k["key"] == key:
         print(k["pid"], k["vcpu"], k["samples"])' "$key" | sort > "$dir/json.vcpus"
-	if [ ! -s "$dir/json.vcpus" ] || ! diff "$dir/json.vcpus" "$dir/detail.vcpus"; then
-		echo "FAIL: the detail of $key: its vcpus' samples differ from --per-vcpu's"
-		err=1
-	fi
-	want=$(perf kvm-events report -i "$data" --stdio --fields p50,p99 |
-		awk -v k="$key" '$1 == k { print "p50 " $2 ", p90 [0-9.]*us, p99 " $3 }')
-	if [ -z "$want" ] || ! echo "$TUI_SCREEN" | grep -q "$want"; then
-		echo "FAIL: the detail of $key: its percentiles are not the report's ($want)"
-		echo "$TUI_SCREEN" | grep "p50"
-		err=1
-	fi
+want=$(perf kvm-events report -i "$data" --stdio --fields p50,p99 |
+	awk -v k="$key" '$1 == k { print "p50 " $2 ", p90 [0-9.]*us, p99 " $3 }')
+[ -s "$dir/json.vcpus" ] && [ -n "$want" ] ||
+	{ echo "FAIL: no --per-vcpu rows or percentiles of $key"; err=1; }
+
+# detail_shown: the screen is the whole detail of $key
+detail_shown() {
+	tui_shows ": $key\$|: $key +\$" && tui_shows "^$key since the start" || return 1
+	echo "$TUI_SCREEN" | awk '$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $1, $3, $4 }' |
+		sort > "$dir/detail.vcpus"
+	cmp -s "$dir/json.vcpus" "$dir/detail.vcpus" && tui_shows "$want"
+}
+
+tm send-keys Enter
+if tui_until 10 detail_shown; then
 	tm send-keys q
 	tui_wait 'sort: avg \|' 10 || { echo "FAIL: q did not go back to the table"; err=1; }
 else
-	echo "FAIL: Enter did not open the detail of $key"
+	echo "FAIL: Enter did not open the detail of $key as expected:"
+	echo "--per-vcpu's vcpus and the percentiles $want"
+	diff "$dir/json.vcpus" "$dir/detail.vcpus"
 	echo "$TUI_SCREEN"
 	err=1
 fi
 
 # A resize redraws: at 100x20 the help line is the screen's 20th line.
 tm resize-window -x 100 -y 20
-sleep 0.5
-if tui_wait 'sort: avg \|' 10 &&
-   [ "$(echo "$TUI_SCREEN" | wc -l)" = 20 ] &&
-   echo "$TUI_SCREEN" | sed -n 20p | grep -q '^q quit'; then
-	:
-else
+if ! tui_until 10 redrawn_at 20; then
 	echo "FAIL: the screen was not redrawn at 100x20"
 	echo "$TUI_SCREEN"
 	err=1
@@ -119,13 +129,11 @@ fi
 # when a key changes two lines (the title's PAUSED, the help line).
 tm pipe-pane -o "cat > $dir/full.bytes"
 tm resize-window -x 200 -y 50
-tui_wait 'sort: avg \|' 10
-sleep 0.5
+tui_until 10 redrawn_at 50 && tui_settled "$dir/full.bytes"
 tm pipe-pane
 tm pipe-pane -o "cat > $dir/pause.bytes"
 tm send-keys P
-tui_wait 'PAUSED' 10
-sleep 0.5
+tui_wait 'PAUSED' 10 && tui_settled "$dir/pause.bytes"
 tm pipe-pane
 full=$(wc -c < "$dir/full.bytes")
 pause=$(wc -c < "$dir/pause.bytes")

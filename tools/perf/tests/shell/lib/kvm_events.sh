@@ -102,14 +102,40 @@ tui_quit() {
 	fi
 }
 
-# tui_wait PATTERN [SECONDS]: until the screen shows an extended regex
-# PATTERN (default 20 s); the screen in $TUI_SCREEN.  Returns 1 if never.
-tui_wait() {
-	local tries=$(( ${2:-20} * 10 ))
-	while [ "$tries" -gt 0 ]; do
+# tui_until SECONDS COMMAND...: until COMMAND succeeds on a new capture
+# of the screen, in $TUI_SCREEN: slang draws a screen line by line, so
+# one capture may hold half of a redraw.  Returns 1 if never.
+tui_until() {
+	local tries=$(($1 * 10))
+	shift
+	while :; do
 		TUI_SCREEN=$(tm capture-pane -p 2> /dev/null)
-		echo "$TUI_SCREEN" | grep -Eq -- "$1" && return 0
+		"$@" && return 0
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
 		sleep 0.1
+	done
+}
+
+# tui_shows PATTERN: the screen in $TUI_SCREEN shows an extended regex
+tui_shows() {
+	echo "$TUI_SCREEN" | grep -Eq -- "$1"
+}
+
+# tui_wait PATTERN [SECONDS]: until the screen shows PATTERN (default 20 s)
+tui_wait() {
+	tui_until "${2:-20}" tui_shows "$1"
+}
+
+# tui_settled FILE: until FILE, where tmux pipe-pane copies what reaches
+# the terminal, has stopped growing for half a second (10 s at most)
+tui_settled() {
+	local size last=-1 tries=20
+	while [ "$tries" -gt 0 ]; do
+		size=$(wc -c 2> /dev/null < "$1" || echo 0)
+		[ "$size" -gt 0 ] && [ "$size" = "$last" ] && return 0
+		last=$size
+		sleep 0.5
 		tries=$((tries - 1))
 	done
 	return 1
