@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <linux/log2.h>
 #include <linux/zalloc.h>
 
 #include "latency-dist.h"
@@ -43,7 +42,8 @@ static void octave_of(u64 v, u32 *octave, u32 *sub)
 		*sub = v;
 		return;
 	}
-	bits = ilog2(v);
+	/* Not ilog2(): the tools' fls64() is a chain of C shifts and tests. */
+	bits = 63 - __builtin_clzll(v);
 	*octave = bits - SUB_BITS + 1;
 	*sub = (v >> (bits - SUB_BITS)) & (SUB_COUNT - 1);
 }
