@@ -245,6 +245,77 @@ static int check_rounds(struct kvm_events_report *queued, struct kvm_events_repo
 	return TEST_OK;
 }
 
+/* The events a report timed, in the order it timed them */
+struct timed_log {
+	struct kvm_events_observer	observer;
+	u64				time[ROUNDS_NR * ROUNDS_VCPUS];
+	u64				duration[ROUNDS_NR * ROUNDS_VCPUS];
+	size_t				nr;
+};
+
+static void timed_log__timed(struct kvm_events_observer *observer, void **observed __maybe_unused,
+			     u64 first __maybe_unused, u64 time, u64 duration)
+{
+	struct timed_log *log = container_of(observer, struct timed_log, observer);
+
+	if (log->nr < ARRAY_SIZE(log->time)) {
+		log->time[log->nr] = time;
+		log->duration[log->nr] = duration;
+	}
+	log->nr++;
+}
+
+static void timed_log__forget(struct kvm_events_observer *observer __maybe_unused)
+{
+}
+
+static bool timed_log__same(const struct timed_log *a, const struct timed_log *b)
+{
+	return u64_is(a->nr, b->nr) && a->nr <= ARRAY_SIZE(a->time) &&
+	       !memcmp(a->time, b->time, a->nr * sizeof(a->time[0])) &&
+	       !memcmp(a->duration, b->duration, a->nr * sizeof(a->duration[0]));
+}
+
+/*
+ * A tie of time broken against read order between two vcpus leaves every
+ * key's figures as they were, but not the order the events are timed in:
+ * an observer of each report logs it, and the logs must be the same.
+ */
+static int check_timed_order(const struct kvm_events_analysis *vmexit, u32 nr_cpus)
+{
+	struct rounds_input in = {
+		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
+	};
+	struct timed_log *logs = calloc(2, sizeof(*logs));
+	struct kvm_events_report queued, sorted;
+	bool same = false;
+	int ret = TEST_FAIL;
+
+	if (!in.samples || !logs || kvm_events_report__init(&queued, vmexit, NULL))
+		goto out;
+	if (kvm_events_report__init(&sorted, vmexit, NULL))
+		goto out_queued;
+	logs[0].observer = logs[1].observer = (struct kvm_events_observer){
+		.timed = timed_log__timed, .forget = timed_log__forget };
+	queued.observer = &logs[0].observer;
+	sorted.observer = &logs[1].observer;
+	rounds_make(&in, nr_cpus);
+	ret = rounds_queue(&queued, &in);
+	rounds_feed_sorted(&sorted, &in);
+	same = timed_log__same(&logs[0], &logs[1]);
+	sorted.observer = NULL;
+	kvm_events_report__exit(&sorted);
+out_queued:
+	queued.observer = NULL;
+	kvm_events_report__exit(&queued);
+out:
+	free(in.samples);
+	free(logs);
+	TEST_ASSERT_VAL("events timed in the order of the sorted samples",
+			ret == TEST_OK && same);
+	return TEST_OK;
+}
+
 static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
 {
@@ -266,6 +337,8 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 		ret = check_rounds(&queued, &sorted, nr_cpus[i]);
 		kvm_events_report__exit(&queued);
 		kvm_events_report__exit(&sorted);
+		if (ret == TEST_OK)
+			ret = check_timed_order(vmexit, nr_cpus[i]);
 	}
 	return ret;
 }
