@@ -28,8 +28,9 @@
 # BENCH_SHAPE_PAIRS): rounds of 26, 10,000 and 100,000 samples (perf
 # record's passes over its ring buffers at moderate rates and for a busy
 # VM), in time order and in per-CPU runs; 6 vcpus in rounds of 8,192;
-# 64 vcpus on 64 CPUs; the tracepoints of record --event vmexit (no
-# sample but the analysis') and of its default (18% mmio and pio);
+# 64 vcpus on 64 CPUs, moving on wakeups and pinned; the tracepoints of
+# record --event vmexit (no sample but the analysis') and of its default
+# (18% mmio and pio);
 # the browser's refresh of 10,000 keys (report --tui, in tmux);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
@@ -320,6 +321,7 @@ for pairs in $shape_pairs_list; do
 	for shape in vmx+round=26 vmx+round=10000 vmx+round=100000 \
 		     vmx-percpu+round=26 vmx-percpu+round=100000 \
 		     vmx-percpu+vcpus=6+round=8192 vmx-percpu+vcpus=64+round=10000 \
+		     vmx-percpu+vcpus=64+cpus=pinned+round=10000 \
 		     vmx+events=vmexit vmx+events=default; do
 		bench_generated "$shape" "$pairs"
 	done

@@ -20,6 +20,8 @@
 #define QUEUE_MIN_ALLOC	4096
 /* Merged samples go to the pairing in batches of this many. */
 #define QUEUE_BATCH	256
+/* Threads told apart in a check of a flush's order, by tid */
+#define QUEUE_THREADS	1024
 
 static size_t run_end(const struct kvm_events_queue *q, size_t run)
 {
@@ -53,11 +55,12 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
 	void *items, *runs, *heads, *tree;
 
-	if (!q->batch) {
+	if (!q->batch)
 		q->batch = calloc(QUEUE_BATCH, sizeof(*q->batch));
-		if (!q->batch)
-			return false;
-	}
+	if (!q->threads)
+		q->threads = calloc(QUEUE_THREADS, sizeof(*q->threads));
+	if (!q->batch || !q->threads)
+		return false;
 	if (q->nr_runs) {
 		kvm_events_queue__compact(q);
 		if (q->nr < q->alloc / 2)
@@ -201,15 +204,14 @@ static u32 kvm_events_queue__build_tree(struct kvm_events_queue *q, u32 nr)
  * costs (see Documentation/kvm-events-design.txt).
  */
 static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
-					 struct kvm_events_report *report, u64 limit)
+					 struct kvm_events_report *report,
+					 u32 nr_heads, size_t total)
 {
 	struct kvm_events_queue_head *heads = q->heads;
 	struct kvm_events_sample *batch = q->batch;
-	u32 *loser = q->tree, nr_heads, i, w;
-	size_t total = kvm_events_queue__heads(q, limit, &nr_heads), nr_batch = 0;
+	u32 *loser = q->tree, i, w;
+	size_t nr_batch = 0;
 
-	if (!total)
-		return;
 	w = kvm_events_queue__build_tree(q, nr_heads);
 	while (total--) {
 		struct kvm_events_queue_head *head = &heads[w];
@@ -234,6 +236,82 @@ static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
 	kvm_events_report__add_many(report, batch, nr_batch);
 	for (i = 0; i < nr_heads; i++)
 		q->runs[heads[i].run].start = heads[i].end;
+}
+
+/* Slot @tid of a new check: empties the table when the count wraps. */
+static u32 kvm_events_queue__new_check(struct kvm_events_queue *q)
+{
+	if (!++q->nr_checks) {
+		memset(q->threads, 0, QUEUE_THREADS * sizeof(*q->threads));
+		q->nr_checks = 1;
+	}
+	return q->nr_checks;
+}
+
+/*
+ * Whether each thread's samples in the heads' runs, taken run after run,
+ * are in time order (ties too: the merge puts the run read first first),
+ * and the span of those the report reads.  Two threads in one slot of
+ * the table say no, as a thread back in time does.
+ */
+static bool kvm_events_queue__threads_in_order(struct kvm_events_queue *q,
+					       const struct kvm_events_report *report,
+					       u32 nr_heads, struct kvm_events_span *span)
+{
+	u32 check = kvm_events_queue__new_check(q), i;
+	u64 first = UINT64_MAX;
+
+	for (i = 0; i < nr_heads; i++) {
+		const struct kvm_events_queue_head *head = &q->heads[i];
+		size_t j;
+
+		for (j = head->next; j < head->end; j++) {
+			const struct kvm_events_sample *s = &q->items[j];
+			struct kvm_events_queue_thread *t = &q->threads[s->tid % QUEUE_THREADS];
+
+			if (t->check != check)
+				*t = (struct kvm_events_queue_thread){ s->time, s->tid, check };
+			else if (t->tid != s->tid || s->time < t->time)
+				return false;
+			t->time = s->time;
+			if (!kvm_events_report__reads(report, s->tp))
+				continue;
+			span->read = true;
+			span->last = max(span->last, s->time);
+			if (s->time)
+				first = min(first, s->time);
+		}
+	}
+	span->first = first == UINT64_MAX ? 0 : first;
+	return true;
+}
+
+/*
+ * The heads' runs one after the other, as they were read: what a report
+ * that pairs each thread's samples alone gets from the merge, when each
+ * thread's samples are in time order that way.  On a host with vcpus
+ * pinned to CPUs they are, in nearly every flush, and a merge costs as
+ * much as pairing (see Documentation/kvm-events-design.txt).
+ */
+static bool kvm_events_queue__run_after_run(struct kvm_events_queue *q,
+					    struct kvm_events_report *report, u32 nr_heads)
+{
+	struct kvm_events_span span = { 0 };
+	u64 first_time = report->totals.first_time;
+	u32 i;
+
+	if (!kvm_events_report__per_thread(report) ||
+	    !kvm_events_queue__threads_in_order(q, report, nr_heads, &span))
+		return false;
+	for (i = 0; i < nr_heads; i++) {
+		const struct kvm_events_queue_head *head = &q->heads[i];
+
+		kvm_events_report__add_many(report, q->items + head->next,
+					    head->end - head->next);
+		q->runs[head->run].start = head->end;
+	}
+	kvm_events_report__set_span(report, first_time, &span);
+	return true;
 }
 
 /* Drops the emptied runs but the last, which samples are added to. */
@@ -262,10 +340,22 @@ void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_repor
 	/* Nothing queued, maybe nothing ever: no array yet */
 	if (!q->nr_runs)
 		return;
-	if (q->nr_runs == 1)
+	if (q->nr_runs == 1) {
 		kvm_events_queue__deliver_run(q, report, limit);
-	else
-		kvm_events_queue__merge_runs(q, report, limit);
+	} else {
+		u32 nr_heads;
+		size_t total = kvm_events_queue__heads(q, limit, &nr_heads);
+
+		if (nr_heads < 2) {
+			if (total)
+				kvm_events_queue__merge_runs(q, report, nr_heads, total);
+		} else if (kvm_events_queue__run_after_run(q, report, nr_heads)) {
+			q->run_after_run++;
+		} else {
+			kvm_events_queue__merge_runs(q, report, nr_heads, total);
+			q->merged++;
+		}
+	}
 	kvm_events_queue__drop_empty(q);
 }
 
@@ -384,4 +474,5 @@ void kvm_events_queue__exit(struct kvm_events_queue *q)
 	free(q->heads);
 	free(q->tree);
 	free(q->batch);
+	free(q->threads);
 }

@@ -32,6 +32,13 @@ struct kvm_events_queue_round {
 	u64				max_time;
 };
 
+/* A thread's latest sample, in the check of one flush's order */
+struct kvm_events_queue_thread {
+	u64				time;
+	u32				tid;
+	u32				check;	/* the check that wrote it; older ones are free */
+};
+
 /* The rounds a second part keeps, to be checked against the first part */
 #define KVM_EVENTS_QUEUE_ROUNDS	64
 
@@ -49,6 +56,11 @@ struct kvm_events_queue {
 	struct kvm_events_queue_head	*heads;	/* as many */
 	u32				*tree;	/* of losers and winners over the heads */
 	struct kvm_events_sample	*batch;	/* merged samples, for the pairing */
+	struct kvm_events_queue_thread	*threads;	/* by tid, for the checks */
+	u32				nr_checks;
+	/* Flushes of several runs: handed over run after run, or merged */
+	u64				run_after_run;
+	u64				merged;
 	u64				last_time;	/* of the last sample queued */
 	u64				flush_limit;	/* of the next round end */
 	u64				last_flush;

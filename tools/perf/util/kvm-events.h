@@ -345,6 +345,26 @@ void kvm_events_report__add(struct kvm_events_report *report,
 /* The same for @nr samples in a row */
 void kvm_events_report__add_many(struct kvm_events_report *report,
 				 const struct kvm_events_sample *s, size_t nr);
+/*
+ * Whether what the report gives depends only on each thread's samples
+ * coming in time order, not on how the threads' samples interleave.
+ */
+bool kvm_events_report__per_thread(const struct kvm_events_report *report);
+
+/* The earliest and latest times of the samples a report reads, in a flush */
+struct kvm_events_span {
+	u64			first;	/* the earliest but 0, or 0 */
+	u64			last;
+	bool			read;	/* whether it holds one */
+};
+
+/*
+ * After samples handed over in another order than time's: sets the first
+ * and last times as time order would have, from @span, the flush's, and
+ * @first_time, the report's before it.
+ */
+void kvm_events_report__set_span(struct kvm_events_report *report, u64 first_time,
+				 const struct kvm_events_span *span);
 void kvm_events_report__finish(struct kvm_events_report *report);
 /*
  * A file read in two parts at once: the second part's report holds back

@@ -738,6 +738,30 @@ void kvm_events_report__add_many(struct kvm_events_report *report,
 		report__add(report, &s[i]);
 }
 
+/*
+ * The pairing is per thread, and counts, sums, minima, maxima and
+ * histograms do not depend on the order they are added in.  What does:
+ * --stddev's running mean, which of equal events --top keeps, an
+ * observer (the heatmap, the timeline), and a second part's deferral,
+ * which stops at the first sample whose thread's state it cannot know.
+ */
+bool kvm_events_report__per_thread(const struct kvm_events_report *report)
+{
+	return !report->opts.stddev && !report->top && !report->observer &&
+	       !report->pairing->deferral;
+}
+
+/* In time order, the first sample read gives the first time, the last the last. */
+void kvm_events_report__set_span(struct kvm_events_report *report, u64 first_time,
+				 const struct kvm_events_span *span)
+{
+	if (!span->read)
+		return;
+	if (!first_time)
+		report->totals.first_time = span->first;
+	report->totals.last_time = span->last;
+}
+
 /* For samples paired elsewhere (in the kernel, by BPF): @key's entry, made if new */
 struct kvm_events_key *kvm_events_report__entry(struct kvm_events_report *report,
 						u64 key, u32 pid, u32 vcpu)

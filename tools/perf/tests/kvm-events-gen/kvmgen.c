@@ -101,6 +101,8 @@
  *                a busy VM
  *   vcpus=N      the one VM has N vcpus (1 to 64), on N host cpus (at
  *                least 4); vcpu i from 4 up is thread pid + 11 + i
+ *   cpus=pinned  each vcpu stays on its host cpu (vcpupin, taskset), where
+ *                a halted one may else wake up on another
  *   events=vmexit|default  only the tracepoints perf kvm-events record
  *                --event vmexit or its default records: no kvm_msr,
  *                kvm_userspace_exit, ...; .truth and .events have the
@@ -210,13 +212,15 @@
  * SAMPLES_PER_ROUND of them, except in vmx-percpu.  There each round still
  * covers the time window of SAMPLES_PER_ROUND samples, but holds them
  * grouped by cpu (cpu 0's in time order, then cpu 1's, ...), as 'perf
- * record' drains one ring buffer after the other.  About one sample in 20,
- * and the kvm_exit of each HLT after which the vcpu wakes up on another cpu,
- * are written one round late: at the head of their cpu's group in the next
- * round (so a recording of one round, below about 370 exits, has none
- * late).  That is as late as perf's ordered events allow (a sample may not
- * be older than what was seen before the previous FINISHED_ROUND), so the
- * events, .truth (but for its scenario name) and .events are those of vmx.
+ * record' drains one ring buffer after the other.  The window's last
+ * samples, one in 20, are written one round late: at the head of their
+ * cpu's group in the next round, as what the kernel wrote after perf record
+ * read the ring buffer (so a recording of one round, below about 370
+ * exits, has none late).  Each cpu's samples stay in time order across
+ * the file; a vcpu that moves to a cpu drained earlier has its samples read
+ * out of time order.  The late ones are no older than what was seen before
+ * the previous FINISHED_ROUND, as perf's ordered events need, so the events,
+ * .truth (but for its scenario name) and .events are those of vmx.
  */
 #include "kvmgen.h"
 
@@ -283,7 +287,7 @@ static int resize_vm(struct kvmgen *g, const char *value)
 	return 0;
 }
 
-/* The modifiers with a value: round=N, vcpus=N, events=vmexit|default */
+/* The modifiers with a value: round=N, vcpus=N, cpus=pinned, events=vmexit|default */
 static int parse_setting(struct kvmgen *g, char *name)
 {
 	char *value = strchr(name, '=');
@@ -293,6 +297,10 @@ static int parse_setting(struct kvmgen *g, char *name)
 		return parse_number(value, 1, 1000000, &g->layout.round_size);
 	if (!strcmp(name, "vcpus"))
 		return resize_vm(g, value);
+	if (!strcmp(name, "cpus") && !strcmp(value, "pinned")) {
+		g->layout.pinned = true;
+		return 0;
+	}
 	if (strcmp(name, "events") || g->sc->arch != ARCH_X86)
 		return -EINVAL;
 	if (!strcmp(value, "vmexit"))
@@ -450,7 +458,6 @@ static int alloc_percpu(struct kvmgen *g)
 	pc->late = calloc(g->layout.round_size, sizeof(*pc->late));
 	if (!pc->cur || !pc->late)
 		return -ENOMEM;
-	pc->rng = PERCPU_LATE_SEED;
 	return 0;
 }
 

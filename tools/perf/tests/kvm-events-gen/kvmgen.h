@@ -44,7 +44,6 @@
 /* vmx-percpu: room for any sample, and the samples written a round late */
 #define PERCPU_RECORD_MAX	1024
 #define PERCPU_LATE_PCT		5
-#define PERCPU_LATE_SEED	0x94d049bb133111ebULL
 #define OUT_BUF_SIZE		(4U << 20)
 #define MAX_STEPS		24
 #define MAX_EXIT_REASONS	32
@@ -631,11 +630,6 @@ struct percpu_rounds {
 	unsigned int nr_cur;
 	unsigned int nr_late;
 	u64 round;
-	u64 rng;		/* its own: g->rng draws the events of vmx */
-	/* each vcpu's last kvm_exit: round + 1 (0: none) and index in cur */
-	u64 exit_round[MAX_VCPUS];
-	unsigned int exit_slot[MAX_VCPUS];
-	bool entry_late;	/* make the next sample late */
 };
 
 /*
@@ -655,6 +649,7 @@ struct layout {
 	unsigned int round_size;
 	/* +events=vmexit|default: record --event's tracepoints only, or 0: all */
 	u64 tp_mask;
+	bool pinned;		/* +cpus=pinned: no vcpu moves to another cpu */
 };
 
 struct kvmgen {
@@ -721,7 +716,6 @@ const struct arch_desc *arch_of(const struct scenario *sc);
 const char *tp_name(const struct kvmgen *g, enum kvm_tp tp);
 const char *tp_system(const struct kvmgen *g, enum kvm_tp tp);
 void init_tps(struct kvmgen *g);
-void percpu_migrated(struct kvmgen *g, const struct vcpu *v);
 void percpu_write_round(struct kvmgen *g, bool last);
 void write_finished_round(struct kvmgen *g);
 void write_lost_samples(struct kvmgen *g);

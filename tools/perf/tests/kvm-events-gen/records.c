@@ -206,45 +206,23 @@ void init_tps(struct kvmgen *g)
  * vmx-percpu: write_tp_sample() stages the samples of a round's window.
  * At the end of the window, each cpu's group is written: first its late
  * samples of the previous window, then its samples of this window that are
- * not late, all in time order.  The late ones wait for the next round;
- * the last round, at the end of the recording, keeps none back.
+ * not late, all in time order.  The late ones are the window's last few,
+ * on every cpu: perf record reads each ring buffer up to where the kernel
+ * had written, and what comes after waits for its next pass, so each
+ * cpu's samples stay in time order from round to round.  The last round,
+ * at the end of the recording, keeps none back.
  */
-static u8 *percpu_stage(struct kvmgen *g, const struct vcpu *v,
-			enum kvm_tp tp, u32 size)
+static u8 *percpu_stage(struct kvmgen *g, const struct vcpu *v, u32 size)
 {
 	struct percpu_rounds *pc = g->percpu;
 	struct staged_sample *s = &pc->cur[pc->nr_cur];
 
 	s->cpu = v->cpu;
 	s->size = size;
-	s->late = rng_below(&pc->rng, 100) < PERCPU_LATE_PCT;
-	if (pc->entry_late) {
-		s->late = true;
-		pc->entry_late = false;
-	}
-	if (tp == TP_KVM_EXIT) {
-		pc->exit_round[v->idx] = pc->round + 1;
-		pc->exit_slot[v->idx] = pc->nr_cur;
-	}
+	s->late = (u64)g->samples_in_round * 100 >=
+		  (u64)g->layout.round_size * (100 - PERCPU_LATE_PCT);
 	pc->nr_cur++;
 	return s->record;
-}
-
-/*
- * A halted vcpu wakes up on another cpu: its kvm_exit goes late, so that
- * the file has the kvm_entry first; if that kvm_exit is already written,
- * the kvm_entry goes late.
- */
-void percpu_migrated(struct kvmgen *g, const struct vcpu *v)
-{
-	struct percpu_rounds *pc = g->percpu;
-
-	if (!pc)
-		return;
-	if (pc->exit_round[v->idx] == pc->round + 1)
-		pc->cur[pc->exit_slot[v->idx]].late = true;
-	else
-		pc->entry_late = true;
 }
 
 void percpu_write_round(struct kvmgen *g, bool last)
@@ -424,7 +402,7 @@ void write_tp_sample(struct kvmgen *g, const struct vcpu *v,
 	if (g->layout.threads)
 		p = out_reserve(&g->cpu_out[v->cpu], hdr.size);
 	else if (g->percpu)
-		p = percpu_stage(g, v, tp, hdr.size);
+		p = percpu_stage(g, v, hdr.size);
 	else
 		p = out_reserve(&g->out, hdr.size);
 	memcpy(p, &hdr, sizeof(hdr));

@@ -8,13 +8,17 @@
 static void wake_up_on_free_cpu(struct kvmgen *g, struct vcpu *v)
 {
 	u32 others[MAX_HOST_CPUS], nr_others = 0, cpu;
-	bool own_free = g->cpu_owner[v->cpu] < 0;
+	bool own_free = g->cpu_owner[v->cpu] < 0, move;
 
 	for (cpu = 0; cpu < g->nr_cpus; cpu++) {
 		if (cpu != v->cpu && g->cpu_owner[cpu] < 0)
 			others[nr_others++] = cpu;
 	}
-	if (!own_free || (nr_others && !rng_below(&g->rng, 4))) {
+	move = !own_free || (nr_others && !rng_below(&g->rng, 4));
+	/* +cpus=pinned: the same draws, so the same events, on their own cpus */
+	if (own_free && g->layout.pinned)
+		move = false;
+	if (move) {
 		/* next_vcpu() waits for a free cpu, so nr_others > 0 */
 		v->cpu = others[rng_below(&g->rng, nr_others)];
 		if (v->started)
@@ -129,15 +133,10 @@ void emit_kvm_entry(struct kvmgen *g, struct vcpu *v,
 	u64 values[NR_TP_VALUES] = { 0 };
 
 	if (v->halted) {
-		u32 cpu = v->cpu;
-		bool started = v->started;
-
 		/* woken up to take the timer interrupt */
-		if (started)
+		if (v->started)
 			values[V_INTR_INFO] = TIMER_INTR_INFO;
 		wake_up_on_free_cpu(g, v);
-		if (started && v->cpu != cpu)
-			percpu_migrated(g, v);
 	} else if (v->wake_intr) {
 		/* +switch: woken up by emit_switch_in() */
 		values[V_INTR_INFO] = TIMER_INTR_INFO;
