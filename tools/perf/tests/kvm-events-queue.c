@@ -3,6 +3,7 @@
  * perf kvm-events: the ordering queue, on rounds of per-CPU runs built in
  * memory as perf record writes them, against the same samples sorted.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
@@ -19,15 +20,25 @@
  * them a round late at the head of their CPU's group.  Times are coarse,
  * so that samples of different CPUs often tie: a vcpu's exit and entry
  * at one time on two CPUs pair only when read order breaks the tie.
+ *
+ * Vcpus move from CPU to CPU, and samples are late at random: threads
+ * go back in time in read order.  Pinned, vcpus stay on their CPU, and
+ * the late samples are each CPU's last, from ROUND_LATE_FROM on, as
+ * perf record leaves them: each thread's samples are read in time order.
  */
 #define ROUNDS_VCPUS	24
 #define ROUNDS_NR	40
 #define ROUND_WINDOW	1000
+#define ROUND_LATE_FROM	700
 
 struct rounds_input {
+	bool				pinned;
 	struct kvm_events_sample	*samples;	/* in read order */
 	size_t				nr;
 	size_t				round_end[ROUNDS_NR];	/* nr at each round's end */
+	/* The queue's flushes of several runs */
+	u64				run_after_run;
+	u64				merged;
 };
 
 static u32 rounds_rand(u64 *state)
@@ -96,10 +107,15 @@ static void rounds_make(struct rounds_input *in, u32 nr_cpus)
 			u64 exit = r * ROUND_WINDOW + 10 * (rounds_rand(&state) % 50);
 			u64 entry = exit + 10 * (rounds_rand(&state) % 40);
 			bool exit_late = rounds_rand(&state) % 8 == 0;
+			bool entry_late = rounds_rand(&state) % 8 == 0;
 			u32 from = vcpu_cpu[v];
 
-			if (rounds_rand(&state) % 3 == 0)
+			if (in->pinned) {
+				exit_late = exit - r * ROUND_WINDOW >= ROUND_LATE_FROM;
+				entry_late = entry - r * ROUND_WINDOW >= ROUND_LATE_FROM;
+			} else if (rounds_rand(&state) % 3 == 0) {
 				vcpu_cpu[v] = (from + 1) % nr_cpus;
+			}
 			/* A tie is read exit first, on a lower CPU, or both late. */
 			if (entry == exit && vcpu_cpu[v] < from)
 				entry++;
@@ -107,7 +123,7 @@ static void rounds_make(struct rounds_input *in, u32 nr_cpus)
 				rounds_sample(v, true, exit, 1 + v % 3), from, exit_late };
 			window[cur][nr[cur]++] = (struct rounds_item){
 				rounds_sample(v, false, entry, 0), vcpu_cpu[v],
-				entry == exit ? exit_late : rounds_rand(&state) % 8 == 0 };
+				entry == exit ? exit_late : entry_late };
 		}
 		rounds_sort_window(window[cur], nr[cur]);
 		for (cpu = 0; cpu < nr_cpus; cpu++) {
@@ -159,7 +175,7 @@ static u64 rounds_due(const struct rounds_input *in, size_t r)
 	return nr;
 }
 
-static int rounds_queue(struct kvm_events_report *report, const struct rounds_input *in)
+static int rounds_queue(struct kvm_events_report *report, struct rounds_input *in)
 {
 	struct kvm_events_queue q = { 0 };
 	size_t r, i = 0;
@@ -186,6 +202,8 @@ static int rounds_queue(struct kvm_events_report *report, const struct rounds_in
 	kvm_events_queue__flush(&q, report, ~0ULL);
 	if (!u64_is(q.out_of_order, 0))
 		ret = TEST_FAIL;
+	in->run_after_run = q.run_after_run;
+	in->merged = q.merged;
 	kvm_events_queue__exit(&q);
 	return ret;
 }
@@ -224,9 +242,10 @@ static int rounds_same(struct kvm_events_report *a, struct kvm_events_report *b)
 }
 
 static int check_rounds(struct kvm_events_report *queued, struct kvm_events_report *sorted,
-			u32 nr_cpus)
+			u32 nr_cpus, bool pinned)
 {
 	struct rounds_input in = {
+		.pinned = pinned,
 		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
 	};
 	int ret;
@@ -242,6 +261,17 @@ static int check_rounds(struct kvm_events_report *queued, struct kvm_events_repo
 	TEST_ASSERT_VAL("every sample paired",
 			u64_is(sorted->totals.no_begin + sorted->totals.no_end, 0));
 	TEST_ASSERT_VAL("queued as sorted", !rounds_same(queued, sorted));
+	pr_debug("flushes of several runs: %" PRIu64 " run after run, %" PRIu64 " merged\n",
+		 in.run_after_run, in.merged);
+	/* One CPU's samples, each late one after the rest, are one run. */
+	if (pinned && nr_cpus == 1)
+		TEST_ASSERT_VAL("one run", !in.run_after_run && !in.merged);
+	/* Each round's end delivers the round before's runs, one per CPU. */
+	else if (pinned)
+		TEST_ASSERT_VAL("pinned vcpus: every flush run after run",
+				in.run_after_run >= ROUNDS_NR - 1 && !in.merged);
+	else
+		TEST_ASSERT_VAL("threads back in time: merged", in.merged);
 	return TEST_OK;
 }
 
@@ -281,9 +311,11 @@ static bool timed_log__same(const struct timed_log *a, const struct timed_log *b
  * key's figures as they were, but not the order the events are timed in:
  * an observer of each report logs it, and the logs must be the same.
  */
-static int check_timed_order(const struct kvm_events_analysis *vmexit, u32 nr_cpus)
+static int check_timed_order(const struct kvm_events_analysis *vmexit, u32 nr_cpus,
+			     bool pinned)
 {
 	struct rounds_input in = {
+		.pinned = pinned,
 		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
 	};
 	struct timed_log *logs = calloc(2, sizeof(*logs));
@@ -313,7 +345,28 @@ out:
 	free(logs);
 	TEST_ASSERT_VAL("events timed in the order of the sorted samples",
 			ret == TEST_OK && same);
+	/* An observer sees all samples in turn: only the merge gives their order. */
+	TEST_ASSERT_VAL("an observer's report merged", !in.run_after_run);
 	return TEST_OK;
+}
+
+static int check_layout(const struct kvm_events_analysis *vmexit, u32 nr_cpus, bool pinned)
+{
+	struct kvm_events_report queued, sorted;
+	int ret;
+
+	TEST_ASSERT_VAL("queued report", !kvm_events_report__init(&queued, vmexit, NULL));
+	if (kvm_events_report__init(&sorted, vmexit, NULL)) {
+		kvm_events_report__exit(&queued);
+		return TEST_FAIL;
+	}
+	pr_debug("%u cpus, vcpus %s\n", nr_cpus, pinned ? "pinned" : "moving");
+	ret = check_rounds(&queued, &sorted, nr_cpus, pinned);
+	kvm_events_report__exit(&queued);
+	kvm_events_report__exit(&sorted);
+	if (ret == TEST_OK)
+		ret = check_timed_order(vmexit, nr_cpus, pinned);
+	return ret;
 }
 
 static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
@@ -322,24 +375,13 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
 	/* One run goes as it lies; the others, few or many, through a tree. */
 	static const u32 nr_cpus[] = { 1, 3, 40 };
-	struct kvm_events_report queued, sorted;
 	size_t i;
 	int ret = TEST_OK;
 
 	TEST_ASSERT_VAL("vmexit analysis", vmexit);
-	for (i = 0; ret == TEST_OK && i < ARRAY_SIZE(nr_cpus); i++) {
-		TEST_ASSERT_VAL("queued report", !kvm_events_report__init(&queued, vmexit, NULL));
-		if (kvm_events_report__init(&sorted, vmexit, NULL)) {
-			kvm_events_report__exit(&queued);
-			return TEST_FAIL;
-		}
-		pr_debug("%u cpus\n", nr_cpus[i]);
-		ret = check_rounds(&queued, &sorted, nr_cpus[i]);
-		kvm_events_report__exit(&queued);
-		kvm_events_report__exit(&sorted);
-		if (ret == TEST_OK)
-			ret = check_timed_order(vmexit, nr_cpus[i]);
-	}
+	for (i = 0; ret == TEST_OK && i < 2 * ARRAY_SIZE(nr_cpus); i++)
+		ret = check_layout(vmexit, nr_cpus[i % ARRAY_SIZE(nr_cpus)],
+				   i >= ARRAY_SIZE(nr_cpus));
 	return ret;
 }
 

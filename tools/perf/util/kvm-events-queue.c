@@ -22,6 +22,8 @@
 #define QUEUE_BATCH	256
 /* Threads told apart in a check of a flush's order, by tid */
 #define QUEUE_THREADS	1024
+/* After checks that failed in a row, at most 1 << this many flushes go unchecked. */
+#define QUEUE_UNCHECKED_SHIFT	6
 
 static size_t run_end(const struct kvm_events_queue *q, size_t run)
 {
@@ -238,7 +240,7 @@ static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
 		q->runs[heads[i].run].start = heads[i].end;
 }
 
-/* Slot @tid of a new check: empties the table when the count wraps. */
+/* A new check's number: slots of older checks are free.  The table empties as it wraps. */
 static u32 kvm_events_queue__new_check(struct kvm_events_queue *q)
 {
 	if (!++q->nr_checks) {
@@ -290,8 +292,8 @@ static bool kvm_events_queue__threads_in_order(struct kvm_events_queue *q,
  * The heads' runs one after the other, as they were read: what a report
  * that pairs each thread's samples alone gets from the merge, when each
  * thread's samples are in time order that way.  On a host with vcpus
- * pinned to CPUs they are, in nearly every flush, and a merge costs as
- * much as pairing (see Documentation/kvm-events-design.txt).
+ * pinned to CPUs they are, in every flush, and a merge costs as much as
+ * the pairing (see Documentation/kvm-events-design.txt).
  */
 static bool kvm_events_queue__run_after_run(struct kvm_events_queue *q,
 					    struct kvm_events_report *report, u32 nr_heads)
@@ -312,6 +314,38 @@ static bool kvm_events_queue__run_after_run(struct kvm_events_queue *q,
 	}
 	kvm_events_report__set_span(report, first_time, &span);
 	return true;
+}
+
+/*
+ * Several runs: run after run where each thread is in order, else merged.
+ * Vcpus that move often fail the check flush after flush, and a failed
+ * check costs a pass over the samples: after each failure in a row, twice
+ * as many flushes are merged unchecked.
+ */
+static void kvm_events_queue__deliver_runs(struct kvm_events_queue *q,
+					   struct kvm_events_report *report, u64 limit)
+{
+	u32 nr_heads;
+	size_t total = kvm_events_queue__heads(q, limit, &nr_heads);
+
+	if (nr_heads < 2) {
+		if (total)
+			kvm_events_queue__merge_runs(q, report, nr_heads, total);
+		return;
+	}
+	if (!q->unchecked && kvm_events_queue__run_after_run(q, report, nr_heads)) {
+		q->failed_checks = 0;
+		q->run_after_run++;
+		return;
+	}
+	if (q->unchecked) {
+		q->unchecked--;
+	} else {
+		q->unchecked = 1U << min_t(u32, q->failed_checks, QUEUE_UNCHECKED_SHIFT);
+		q->failed_checks++;
+	}
+	kvm_events_queue__merge_runs(q, report, nr_heads, total);
+	q->merged++;
 }
 
 /* Drops the emptied runs but the last, which samples are added to. */
@@ -340,22 +374,10 @@ void kvm_events_queue__flush(struct kvm_events_queue *q, struct kvm_events_repor
 	/* Nothing queued, maybe nothing ever: no array yet */
 	if (!q->nr_runs)
 		return;
-	if (q->nr_runs == 1) {
+	if (q->nr_runs == 1)
 		kvm_events_queue__deliver_run(q, report, limit);
-	} else {
-		u32 nr_heads;
-		size_t total = kvm_events_queue__heads(q, limit, &nr_heads);
-
-		if (nr_heads < 2) {
-			if (total)
-				kvm_events_queue__merge_runs(q, report, nr_heads, total);
-		} else if (kvm_events_queue__run_after_run(q, report, nr_heads)) {
-			q->run_after_run++;
-		} else {
-			kvm_events_queue__merge_runs(q, report, nr_heads, total);
-			q->merged++;
-		}
-	}
+	else
+		kvm_events_queue__deliver_runs(q, report, limit);
 	kvm_events_queue__drop_empty(q);
 }
 

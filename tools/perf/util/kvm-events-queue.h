@@ -17,6 +17,13 @@ struct kvm_events_queue_run {
 	size_t				end;
 };
 
+/* A thread's latest sample, in the check of one flush's order */
+struct kvm_events_queue_thread {
+	u64				time;
+	u32				tid;
+	u32				check;	/* the check that wrote it; older ones are free */
+};
+
 /* A run in the merge of a flush: its samples up to the flush's limit */
 struct kvm_events_queue_head {
 	u64				time;	/* of the next one */
@@ -30,13 +37,6 @@ struct kvm_events_queue_head {
 struct kvm_events_queue_round {
 	u64				min_time;
 	u64				max_time;
-};
-
-/* A thread's latest sample, in the check of one flush's order */
-struct kvm_events_queue_thread {
-	u64				time;
-	u32				tid;
-	u32				check;	/* the check that wrote it; older ones are free */
 };
 
 /* The rounds a second part keeps, to be checked against the first part */
@@ -61,6 +61,8 @@ struct kvm_events_queue {
 	/* Flushes of several runs: handed over run after run, or merged */
 	u64				run_after_run;
 	u64				merged;
+	u32				failed_checks;	/* in a row */
+	u32				unchecked;	/* flushes to merge before the next check */
 	u64				last_time;	/* of the last sample queued */
 	u64				flush_limit;	/* of the next round end */
 	u64				last_flush;

@@ -209,7 +209,8 @@ int kvm_events_read(struct kvm_events_input *input,
 	kvm_events_report__skip_other(report, r.other_events);
 	report->totals.out_of_order += r.queue.out_of_order;
 	if (r.queue.run_after_run || r.queue.merged)
-		pr_debug("%s: flushes of several runs: %" PRIu64 " handed over run after run, %" PRIu64 " merged in time order\n",
+		pr_debug("%s: flushes of several runs: %" PRIu64
+			 " handed over run after run, %" PRIu64 " through the merge\n",
 			 r.path, r.queue.run_after_run, r.queue.merged);
 	if (r.unknown_id)
 		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",

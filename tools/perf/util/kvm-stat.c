@@ -741,14 +741,17 @@ void kvm_events_report__add_many(struct kvm_events_report *report,
 /*
  * The pairing is per thread, and counts, sums, minima, maxima and
  * histograms do not depend on the order they are added in.  What does:
- * --stddev's running mean, which of equal events --top keeps, an
- * observer (the heatmap, the timeline), and a second part's deferral,
- * which stops at the first sample whose thread's state it cannot know.
+ * the standard deviation's running mean, which of equal events --top
+ * keeps, an observer (the heatmap), and a second part's deferral, which
+ * stops at the first sample whose thread's state it cannot know.
  */
 bool kvm_events_report__per_thread(const struct kvm_events_report *report)
 {
-	return !report->opts.stddev && !report->top && !report->observer &&
-	       !report->pairing->deferral;
+	bool per_thread = !report->opts.stddev && !report->top;
+
+	per_thread = per_thread && !report->observer;
+	per_thread = per_thread && !report->pairing->deferral;
+	return per_thread;
 }
 
 /* In time order, the first sample read gives the first time, the last the last. */

@@ -49,10 +49,22 @@ for layout in system-wide callchain dwarf data read single \
 done
 
 # The shapes of make bench's rows (kvmgen's settings): rounds of 26 and
-# of 30,000 samples, per-CPU runs, 64 vcpus on 64 CPUs, the tracepoints
-# of record --event vmexit and of its default: exact to the truth, and
-# the same through both readers
+# of 30,000 samples, per-CPU runs, 64 vcpus on 64 CPUs, moving and
+# pinned, the tracepoints of record --event vmexit and of its default:
+# exact to the truth, and the same through both readers.
+#
+# And which way a flush of 64 CPUs' runs reached the pairing, as -v says
+# it (the counts of flushes run after run, then through the merge): with
+# vcpus pinned, each thread's samples are read in time order, and each
+# flush hands its runs over one after the other; where vcpus move to
+# CPUs drained earlier in a pass, a thread goes back in time and its
+# flush goes through the merge.
+flushes() {
+	perf kvm-events report -i "$1" --threads 1 -v 2>&1 > /dev/null | sed -n \
+		's/.*several runs: \([0-9]*\) handed over .*, \([0-9]*\) through .*/\1 \2/p'
+}
 for shape in vmx+round=26 vmx-percpu+round=30000 vmx-percpu+vcpus=64+round=8192 \
+	     vmx-percpu+vcpus=64+cpus=pinned+round=8192 \
 	     vmx+events=vmexit vmx-percpu+events=default+vcpus=16; do
 	data="$dir/shape.data"
 	if ! "$KVMGEN" "$data" "$shape" 20000 > /dev/null 2>&1; then
@@ -62,6 +74,15 @@ for shape in vmx+round=26 vmx-percpu+round=30000 vmx-percpu+vcpus=64+round=8192 
 	fi
 	kvm_events_check table "$data" "$shape" || err=1
 	compare_readers "$data" file vmexit
+	# shellcheck disable=SC2046
+	set -- $(flushes "$data") 0 0
+	case $shape in
+	*vcpus=64+cpus=pinned*) [ "$1" -gt 0 ] && [ "$2" -eq 0 ] ;;
+	*vcpus=64*) [ "$2" -gt 0 ] ;;
+	esac || {
+		echo "FAIL: $shape: -v says $1 flushes run after run, $2 through the merge"
+		err=1
+	}
 done
 
 # A pipe: standard input, and a pipe-format file
