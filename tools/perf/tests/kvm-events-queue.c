@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
+#include <linux/zalloc.h>
 
 #include "debug.h"
 #include "kvm-events-common.h"
@@ -25,19 +26,37 @@
  * go back in time in read order.  Pinned, vcpus stay on their CPU, and
  * the late samples are each CPU's last, from ROUND_LATE_FROM on, as
  * perf record leaves them: each thread's samples are read in time order.
+ * Bouncing, each of BOUNCING_VCPUS vcpus runs on a CPU of its own but for
+ * a stretch of each round on a spare one, back to a CPU where nothing ran
+ * in between: in read order, its stints on the two overlap in time.
  */
 #define ROUNDS_VCPUS	24
 #define ROUNDS_NR	40
 #define ROUND_WINDOW	1000
 #define ROUND_LATE_FROM	700
+#define BOUNCING_VCPUS	8
+/* Samples of a bouncing vcpu in a round, ROUND_STEP apart; the spare CPU's */
+#define ROUND_BOUNCING_SAMPLES	90
+#define ROUND_STEP		10
+#define ROUND_AWAY_FROM		31
+#define ROUND_AWAY_TO		61
+
+enum rounds_layout {
+	ROUNDS_MOVING,
+	ROUNDS_PINNED,
+	ROUNDS_BOUNCING,
+};
+
+static const char * const rounds_layout_name[] = { "moving", "pinned", "bouncing" };
 
 struct rounds_input {
-	bool				pinned;
+	enum rounds_layout		layout;
 	struct kvm_events_sample	*samples;	/* in read order */
 	size_t				nr;
 	size_t				round_end[ROUNDS_NR];	/* nr at each round's end */
 	/* The queue's flushes of several runs */
 	u64				run_after_run;
+	u64				thread_by_thread;
 	u64				merged;
 };
 
@@ -89,13 +108,28 @@ static void rounds_sort_window(struct rounds_item *window, size_t nr)
 	}
 }
 
+/* Writes a round's @window, each CPU's group after those held back for it */
+static void rounds_write(struct rounds_input *in, const struct rounds_item *held, size_t nr_held,
+			 const struct rounds_item *window, size_t nr, u32 nr_cpus, bool last)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		rounds_write_cpu(in, held, nr_held, cpu, true);
+		rounds_write_cpu(in, window, nr, cpu, false);
+		/* The recording ends: nothing is held back. */
+		if (last)
+			rounds_write_cpu(in, window, nr, cpu, true);
+	}
+}
+
 static void rounds_make(struct rounds_input *in, u32 nr_cpus)
 {
 	struct rounds_item window[2][2 * ROUNDS_VCPUS];
 	u32 vcpu_cpu[ROUNDS_VCPUS];
 	size_t nr[2] = { 0, 0 }, r;
 	u64 state = nr_cpus;
-	u32 v, cpu;
+	u32 v;
 
 	for (v = 0; v < ROUNDS_VCPUS; v++)
 		vcpu_cpu[v] = v % nr_cpus;
@@ -110,7 +144,7 @@ static void rounds_make(struct rounds_input *in, u32 nr_cpus)
 			bool entry_late = rounds_rand(&state) % 8 == 0;
 			u32 from = vcpu_cpu[v];
 
-			if (in->pinned) {
+			if (in->layout == ROUNDS_PINNED) {
 				exit_late = exit - r * ROUND_WINDOW >= ROUND_LATE_FROM;
 				entry_late = entry - r * ROUND_WINDOW >= ROUND_LATE_FROM;
 			} else if (rounds_rand(&state) % 3 == 0) {
@@ -126,37 +160,97 @@ static void rounds_make(struct rounds_input *in, u32 nr_cpus)
 				entry == exit ? exit_late : entry_late };
 		}
 		rounds_sort_window(window[cur], nr[cur]);
-		for (cpu = 0; cpu < nr_cpus; cpu++) {
-			if (r)
-				rounds_write_cpu(in, window[prev], nr[prev], cpu, true);
-			rounds_write_cpu(in, window[cur], nr[cur], cpu, false);
-			/* The recording ends: nothing is held back. */
-			if (r + 1 == ROUNDS_NR)
-				rounds_write_cpu(in, window[cur], nr[cur], cpu, true);
-		}
+		rounds_write(in, window[prev], r ? nr[prev] : 0, window[cur], nr[cur], nr_cpus,
+			     r + 1 == ROUNDS_NR);
 		in->round_end[r] = in->nr;
 	}
+}
+
+/*
+ * Vcpu v on CPU v, and from ROUND_AWAY_FROM to ROUND_AWAY_TO on CPU
+ * BOUNCING_VCPUS + v, read after it: the first sample there ties with
+ * the last before, an exit read first.
+ */
+static void rounds_make_bouncing(struct rounds_input *in, struct rounds_item *window)
+{
+	const size_t nr = BOUNCING_VCPUS * ROUND_BOUNCING_SAMPLES;
+	size_t r, k;
+	u32 v;
+
+	for (r = 0; r < ROUNDS_NR; r++) {
+		struct rounds_item *cur = window + (r % 2) * nr, *prev = window + !(r % 2) * nr;
+
+		for (v = 0; v < BOUNCING_VCPUS; v++) {
+			for (k = 0; k < ROUND_BOUNCING_SAMPLES; k++) {
+				bool away = k >= ROUND_AWAY_FROM && k < ROUND_AWAY_TO;
+				u64 at = ROUND_STEP * (k == ROUND_AWAY_FROM ? k - 1 : k);
+
+				cur[v * ROUND_BOUNCING_SAMPLES + k] = (struct rounds_item){
+					rounds_sample(v, k % 2 == 0, r * ROUND_WINDOW + at,
+						      1 + v % 3),
+					away ? BOUNCING_VCPUS + v : v, at >= ROUND_LATE_FROM };
+			}
+		}
+		rounds_sort_window(cur, nr);
+		rounds_write(in, prev, r ? nr : 0, cur, nr, 2 * BOUNCING_VCPUS, r + 1 == ROUNDS_NR);
+		in->round_end[r] = in->nr;
+	}
+}
+
+/* The samples a layout writes on @nr_cpus, in read order */
+static int rounds_input__make(struct rounds_input *in, enum rounds_layout layout, u32 nr_cpus)
+{
+	size_t max = ROUNDS_NR * (layout == ROUNDS_BOUNCING ?
+				  BOUNCING_VCPUS * ROUND_BOUNCING_SAMPLES : 2 * ROUNDS_VCPUS);
+	struct rounds_item *window;
+
+	*in = (struct rounds_input){ .layout = layout };
+	in->samples = calloc(max, sizeof(*in->samples));
+	if (!in->samples)
+		return -1;
+	if (layout != ROUNDS_BOUNCING) {
+		rounds_make(in, nr_cpus);
+		return 0;
+	}
+	window = calloc(2 * BOUNCING_VCPUS * ROUND_BOUNCING_SAMPLES, sizeof(*window));
+	if (!window) {
+		zfree(&in->samples);
+		return -1;
+	}
+	rounds_make_bouncing(in, window);
+	free(window);
+	return 0;
+}
+
+/* A sample's place in read order, to sort by time */
+struct rounds_order {
+	u64				time;
+	size_t				i;
+};
+
+static int rounds_order_cmp(const void *a, const void *b)
+{
+	const struct rounds_order *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->i < y->i ? -1 : 1;
 }
 
 /* Feeds @in in time order, ties in read order: what perf's ordered_events delivers. */
 static void rounds_feed_sorted(struct kvm_events_report *report, const struct rounds_input *in)
 {
-	bool *fed = calloc(in->nr, sizeof(*fed));
-	size_t n, i;
+	struct rounds_order *order = calloc(in->nr, sizeof(*order));
+	size_t i;
 
-	for (n = 0; fed && n < in->nr; n++) {
-		size_t first = in->nr;
-
-		for (i = 0; i < in->nr; i++) {
-			if (fed[i])
-				continue;
-			if (first == in->nr || in->samples[i].time < in->samples[first].time)
-				first = i;
-		}
-		fed[first] = true;
-		kvm_events_report__add(report, &in->samples[first]);
-	}
-	free(fed);
+	if (!order)
+		return;
+	for (i = 0; i < in->nr; i++)
+		order[i] = (struct rounds_order){ in->samples[i].time, i };
+	qsort(order, in->nr, sizeof(*order), rounds_order_cmp);
+	for (i = 0; i < in->nr; i++)
+		kvm_events_report__add(report, &in->samples[order[i].i]);
+	free(order);
 }
 
 /*
@@ -203,6 +297,7 @@ static int rounds_queue(struct kvm_events_report *report, struct rounds_input *i
 	if (!u64_is(q.out_of_order, 0))
 		ret = TEST_FAIL;
 	in->run_after_run = q.run_after_run;
+	in->thread_by_thread = q.thread_by_thread;
 	in->merged = q.merged;
 	kvm_events_queue__exit(&q);
 	return ret;
@@ -241,17 +336,41 @@ static int rounds_same(struct kvm_events_report *a, struct kvm_events_report *b)
 	return TEST_OK;
 }
 
-static int check_rounds(struct kvm_events_report *queued, struct kvm_events_report *sorted,
-			u32 nr_cpus, bool pinned)
+/* Which way the flushes of several runs went, as the layout makes them */
+static int check_paths(const struct rounds_input *in, u32 nr_cpus)
 {
-	struct rounds_input in = {
-		.pinned = pinned,
-		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
-	};
+	pr_debug("flushes of several runs: %" PRIu64 " run after run, %" PRIu64
+		 " thread by thread, %" PRIu64 " merged\n",
+		 in->run_after_run, in->thread_by_thread, in->merged);
+	/* One CPU's samples, each late one after the rest, are one run. */
+	if (in->layout == ROUNDS_PINNED && nr_cpus == 1)
+		TEST_ASSERT_VAL("one run",
+				!in->run_after_run && !in->thread_by_thread && !in->merged);
+	/* Each round's end delivers the round before's runs, one per CPU. */
+	else if (in->layout == ROUNDS_PINNED)
+		TEST_ASSERT_VAL("pinned vcpus: every flush run after run",
+				in->run_after_run >= ROUNDS_NR - 1 && !in->thread_by_thread &&
+				!in->merged);
+	/*
+	 * Vcpus on a CPU take turns sample after sample: where threads go
+	 * back in time, stints too short to pay.
+	 */
+	else if (in->layout == ROUNDS_MOVING)
+		TEST_ASSERT_VAL("stints of a sample or two: merged",
+				in->merged && !in->thread_by_thread);
+	else
+		TEST_ASSERT_VAL("stints back in time: thread by thread",
+				in->thread_by_thread >= ROUNDS_NR - 1 && !in->merged);
+	return TEST_OK;
+}
+
+static int check_rounds(struct kvm_events_report *queued, struct kvm_events_report *sorted,
+			u32 nr_cpus, enum rounds_layout layout)
+{
+	struct rounds_input in;
 	int ret;
 
-	TEST_ASSERT_VAL("rounds allocated", in.samples);
-	rounds_make(&in, nr_cpus);
+	TEST_ASSERT_VAL("rounds allocated", !rounds_input__make(&in, layout, nr_cpus));
 	ret = rounds_queue(queued, &in);
 	rounds_feed_sorted(sorted, &in);
 	free(in.samples);
@@ -261,18 +380,7 @@ static int check_rounds(struct kvm_events_report *queued, struct kvm_events_repo
 	TEST_ASSERT_VAL("every sample paired",
 			u64_is(sorted->totals.no_begin + sorted->totals.no_end, 0));
 	TEST_ASSERT_VAL("queued as sorted", !rounds_same(queued, sorted));
-	pr_debug("flushes of several runs: %" PRIu64 " run after run, %" PRIu64 " merged\n",
-		 in.run_after_run, in.merged);
-	/* One CPU's samples, each late one after the rest, are one run. */
-	if (pinned && nr_cpus == 1)
-		TEST_ASSERT_VAL("one run", !in.run_after_run && !in.merged);
-	/* Each round's end delivers the round before's runs, one per CPU. */
-	else if (pinned)
-		TEST_ASSERT_VAL("pinned vcpus: every flush run after run",
-				in.run_after_run >= ROUNDS_NR - 1 && !in.merged);
-	else
-		TEST_ASSERT_VAL("threads back in time: merged", in.merged);
-	return TEST_OK;
+	return check_paths(&in, nr_cpus);
 }
 
 /* The events a report timed, in the order it timed them */
@@ -312,18 +420,16 @@ static bool timed_log__same(const struct timed_log *a, const struct timed_log *b
  * an observer of each report logs it, and the logs must be the same.
  */
 static int check_timed_order(const struct kvm_events_analysis *vmexit, u32 nr_cpus,
-			     bool pinned)
+			     enum rounds_layout layout)
 {
-	struct rounds_input in = {
-		.pinned = pinned,
-		.samples = calloc(ROUNDS_NR * 2 * ROUNDS_VCPUS, sizeof(*in.samples)),
-	};
+	struct rounds_input in = { 0 };
 	struct timed_log *logs = calloc(2, sizeof(*logs));
 	struct kvm_events_report queued, sorted;
 	bool same = false;
 	int ret = TEST_FAIL;
 
-	if (!in.samples || !logs || kvm_events_report__init(&queued, vmexit, NULL))
+	if (rounds_input__make(&in, layout, nr_cpus) || !logs ||
+	    kvm_events_report__init(&queued, vmexit, NULL))
 		goto out;
 	if (kvm_events_report__init(&sorted, vmexit, NULL))
 		goto out_queued;
@@ -331,7 +437,6 @@ static int check_timed_order(const struct kvm_events_analysis *vmexit, u32 nr_cp
 		.timed = timed_log__timed, .forget = timed_log__forget };
 	queued.observer = &logs[0].observer;
 	sorted.observer = &logs[1].observer;
-	rounds_make(&in, nr_cpus);
 	ret = rounds_queue(&queued, &in);
 	rounds_feed_sorted(&sorted, &in);
 	same = timed_log__same(&logs[0], &logs[1]);
@@ -346,11 +451,12 @@ out:
 	TEST_ASSERT_VAL("events timed in the order of the sorted samples",
 			ret == TEST_OK && same);
 	/* An observer sees all samples in turn: only the merge gives their order. */
-	TEST_ASSERT_VAL("an observer's report merged", !in.run_after_run);
+	TEST_ASSERT_VAL("an observer's report merged", !in.run_after_run && !in.thread_by_thread);
 	return TEST_OK;
 }
 
-static int check_layout(const struct kvm_events_analysis *vmexit, u32 nr_cpus, bool pinned)
+static int check_layout(const struct kvm_events_analysis *vmexit, u32 nr_cpus,
+			enum rounds_layout layout)
 {
 	struct kvm_events_report queued, sorted;
 	int ret;
@@ -360,12 +466,13 @@ static int check_layout(const struct kvm_events_analysis *vmexit, u32 nr_cpus, b
 		kvm_events_report__exit(&queued);
 		return TEST_FAIL;
 	}
-	pr_debug("%u cpus, vcpus %s\n", nr_cpus, pinned ? "pinned" : "moving");
-	ret = check_rounds(&queued, &sorted, nr_cpus, pinned);
+	pr_debug("%u cpus, vcpus %s\n", nr_cpus, rounds_layout_name[layout]);
+	ret = check_rounds(&queued, &sorted, nr_cpus, layout);
 	kvm_events_report__exit(&queued);
 	kvm_events_report__exit(&sorted);
-	if (ret == TEST_OK)
-		ret = check_timed_order(vmexit, nr_cpus, pinned);
+	/* An observer's report merges: the bouncing layout's ties are the pinned one's. */
+	if (ret == TEST_OK && layout != ROUNDS_BOUNCING)
+		ret = check_timed_order(vmexit, nr_cpus, layout);
 	return ret;
 }
 
@@ -381,7 +488,9 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("vmexit analysis", vmexit);
 	for (i = 0; ret == TEST_OK && i < 2 * ARRAY_SIZE(nr_cpus); i++)
 		ret = check_layout(vmexit, nr_cpus[i % ARRAY_SIZE(nr_cpus)],
-				   i >= ARRAY_SIZE(nr_cpus));
+				   i >= ARRAY_SIZE(nr_cpus) ? ROUNDS_PINNED : ROUNDS_MOVING);
+	if (ret == TEST_OK)
+		ret = check_layout(vmexit, 2 * BOUNCING_VCPUS, ROUNDS_BOUNCING);
 	return ret;
 }
 

@@ -20,8 +20,13 @@
 #define QUEUE_MIN_ALLOC	4096
 /* Merged samples go to the pairing in batches of this many. */
 #define QUEUE_BATCH	256
-/* Threads told apart in a check of a flush's order, by tid */
+/* Threads told apart in a flush, by tid */
 #define QUEUE_THREADS	1024
+/*
+ * Stints kept, at most one per this many samples of a flush: shorter ones
+ * on average cost more than the merge.
+ */
+#define QUEUE_STINT_SAMPLES	4
 /* After checks that failed in a row, at most 1 << this many flushes go unchecked. */
 #define QUEUE_UNCHECKED_SHIFT	6
 
@@ -55,13 +60,15 @@ static void kvm_events_queue__compact(struct kvm_events_queue *q)
 bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
 	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
-	void *items, *runs, *heads, *tree;
+	void *items, *runs, *heads, *tree, *stints;
 
 	if (!q->batch)
 		q->batch = calloc(QUEUE_BATCH, sizeof(*q->batch));
 	if (!q->threads)
 		q->threads = calloc(QUEUE_THREADS, sizeof(*q->threads));
-	if (!q->batch || !q->threads)
+	if (!q->thread_slots)
+		q->thread_slots = calloc(QUEUE_THREADS, sizeof(*q->thread_slots));
+	if (!q->batch || !q->threads || !q->thread_slots)
 		return false;
 	if (q->nr_runs) {
 		kvm_events_queue__compact(q);
@@ -80,9 +87,13 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 	tree = reallocarray(q->tree, 2 * (alloc + 1), sizeof(*q->tree));
 	if (tree)
 		q->tree = tree;
-	if (!items || !runs || !heads || !tree)
+	stints = reallocarray(q->stints, alloc / QUEUE_STINT_SAMPLES, sizeof(*q->stints));
+	if (stints)
+		q->stints = stints;
+	if (!items || !runs || !heads || !tree || !stints)
 		return false;
 	q->alloc = alloc;
+	q->alloc_stints = alloc / QUEUE_STINT_SAMPLES;
 	if (!q->nr_runs) {
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
 		q->nr_runs = 1;
@@ -198,26 +209,45 @@ static u32 kvm_events_queue__build_tree(struct kvm_events_queue *q, u32 nr)
 }
 
 /*
- * Several runs: a merge of their prefixes up to @limit.  After a head
- * gives a sample, only the matches on its path to the root are played
- * again, so a few runs and many are merged the same way, with fewer
- * comparisons than a scan of all heads.  Which CPU comes next stays as
- * hard to predict: that, more than the comparisons, is what the merge
- * costs (see Documentation/kvm-events-design.txt).
+ * After the head of leaf @w moved on: the matches on its path to the root
+ * played again, and the winner.
  */
-static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
-					 struct kvm_events_report *report,
-					 u32 nr_heads, size_t total)
+static inline u32 kvm_events_queue__replay(struct kvm_events_queue *q, u32 nr_heads, u32 w)
+{
+	struct kvm_events_queue_head *heads = q->heads, *head = &heads[w];
+	u32 *loser = q->tree, n;
+
+	for (n = (nr_heads + w) / 2; n; n /= 2) {
+		u32 l = loser[n];
+
+		if (head_before(&heads[l], head)) {
+			loser[n] = w;
+			w = l;
+			head = &heads[l];
+		}
+	}
+	return w;
+}
+
+/*
+ * A merge of the heads' samples, @total in all.  After a head gives a
+ * sample, only the matches on its path to the root are played again, so
+ * a few runs and many are merged the same way, with fewer comparisons
+ * than a scan of all heads.  Which CPU comes next stays as hard to
+ * predict: that, more than the comparisons, is what the merge costs (see
+ * Documentation/kvm-events-design.txt).
+ */
+static void kvm_events_queue__merge(struct kvm_events_queue *q, struct kvm_events_report *report,
+				    u32 nr_heads, size_t total)
 {
 	struct kvm_events_queue_head *heads = q->heads;
 	struct kvm_events_sample *batch = q->batch;
-	u32 *loser = q->tree, i, w;
 	size_t nr_batch = 0;
+	u32 w;
 
 	w = kvm_events_queue__build_tree(q, nr_heads);
 	while (total--) {
 		struct kvm_events_queue_head *head = &heads[w];
-		u32 n;
 
 		batch[nr_batch++] = q->items[head->next++];
 		if (nr_batch == QUEUE_BATCH) {
@@ -225,19 +255,21 @@ static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
 			nr_batch = 0;
 		}
 		head_next(q, head, w);
-		for (n = (nr_heads + w) / 2; n; n /= 2) {
-			u32 l = loser[n];
-
-			if (head_before(&heads[l], head)) {
-				loser[n] = w;
-				w = l;
-				head = &heads[l];
-			}
-		}
+		w = kvm_events_queue__replay(q, nr_heads, w);
 	}
 	kvm_events_report__add_many(report, batch, nr_batch);
+}
+
+/* Several runs: a merge of their prefixes */
+static void kvm_events_queue__merge_runs(struct kvm_events_queue *q,
+					 struct kvm_events_report *report,
+					 u32 nr_heads, size_t total)
+{
+	u32 i;
+
+	kvm_events_queue__merge(q, report, nr_heads, total);
 	for (i = 0; i < nr_heads; i++)
-		q->runs[heads[i].run].start = heads[i].end;
+		q->runs[q->heads[i].run].start = q->heads[i].end;
 }
 
 /* A new check's number: slots of older checks are free.  The table empties as it wraps. */
@@ -251,31 +283,72 @@ static u32 kvm_events_queue__new_check(struct kvm_events_queue *q)
 }
 
 /*
- * Whether each thread's samples in the heads' runs, taken run after run,
- * are in time order (ties too: the merge puts the run read first first),
- * and the span of those the report reads.  Two threads in one slot of
- * the table say no, as a thread back in time does.
+ * The thread of @s, which starts a stint at @start up to @end, in the
+ * table by tid, and the stint kept at the end of its list, while there
+ * is room for it.  NULL when another thread has its slot.
  */
-static bool kvm_events_queue__threads_in_order(struct kvm_events_queue *q,
-					       const struct kvm_events_report *report,
-					       u32 nr_heads, struct kvm_events_span *span)
+static struct kvm_events_queue_thread *
+kvm_events_queue__add_stint(struct kvm_events_queue *q, const struct kvm_events_sample *s,
+			    size_t start, size_t end, u32 check)
+{
+	u32 slot = s->tid % QUEUE_THREADS;
+	struct kvm_events_queue_thread *t = &q->threads[slot];
+	size_t nr = q->nr_stints;
+
+	if (t->check != check) {
+		*t = (struct kvm_events_queue_thread){ .tid = s->tid, .check = check,
+						       .first = nr };
+		q->thread_slots[q->nr_threads++] = slot;
+	} else if (t->tid != s->tid) {
+		return NULL;
+	} else if (s->time < t->time) {
+		t->back_in_time = q->back_in_time = true;
+	}
+	if (nr == q->max_stints) {
+		q->stints_dropped = true;
+		return t;
+	}
+	if (t->first != nr)
+		q->stints[t->last].next = nr;
+	t->last = nr;
+	q->stints[q->nr_stints++] = (struct kvm_events_queue_stint){ start, end, SIZE_MAX };
+	return t;
+}
+
+/*
+ * The heads' samples as stints, each a thread's samples in a row in one
+ * run, listed by thread, and the span of those the report reads.  False
+ * when two threads share a slot of the table.
+ */
+static bool kvm_events_queue__stints(struct kvm_events_queue *q,
+				     const struct kvm_events_report *report,
+				     u32 nr_heads, size_t total, struct kvm_events_span *span)
 {
 	u32 check = kvm_events_queue__new_check(q), i;
 	u64 first = UINT64_MAX;
 
+	q->max_stints = min(q->alloc_stints,
+			    max_t(size_t, nr_heads, total / QUEUE_STINT_SAMPLES));
+	q->nr_stints = q->nr_threads = 0;
+	q->back_in_time = q->stints_dropped = false;
 	for (i = 0; i < nr_heads; i++) {
 		const struct kvm_events_queue_head *head = &q->heads[i];
+		struct kvm_events_queue_thread *t = NULL;
 		size_t j;
 
 		for (j = head->next; j < head->end; j++) {
 			const struct kvm_events_sample *s = &q->items[j];
-			struct kvm_events_queue_thread *t = &q->threads[s->tid % QUEUE_THREADS];
 
-			if (t->check != check)
-				*t = (struct kvm_events_queue_thread){ s->time, s->tid, check };
-			else if (t->tid != s->tid || s->time < t->time)
-				return false;
-			t->time = s->time;
+			if (!t || s->tid != t->tid) {
+				if (t) {
+					t->time = s[-1].time;
+					if (!q->stints_dropped)
+						q->stints[q->nr_stints - 1].end = j;
+				}
+				t = kvm_events_queue__add_stint(q, s, j, head->end, check);
+				if (!t)
+					return false;
+			}
 			if (!kvm_events_report__reads(report, s->tp))
 				continue;
 			span->read = true;
@@ -283,44 +356,118 @@ static bool kvm_events_queue__threads_in_order(struct kvm_events_queue *q,
 			if (s->time)
 				first = min(first, s->time);
 		}
+		if (t)
+			t->time = q->items[head->end - 1].time;
 	}
 	span->first = first == UINT64_MAX ? 0 : first;
 	return true;
 }
 
 /*
- * The heads' runs one after the other, as they were read: what a report
- * that pairs each thread's samples alone gets from the merge, when each
- * thread's samples are in time order that way.  On a host with vcpus
- * pinned to CPUs they are, in every flush, and a merge costs as much as
- * the pairing (see Documentation/kvm-events-design.txt).
+ * The heads' samples in time order, as the merge gives them, in stretches
+ * handed over as they lie: the winner's samples up to the next of the
+ * best of the others, the losers on its path.  A thread's stints
+ * interleave where it came back to a CPU with nothing run there in
+ * between: a few long stretches, where the merge would play its matches
+ * for every sample.
  */
-static bool kvm_events_queue__run_after_run(struct kvm_events_queue *q,
-					    struct kvm_events_report *report, u32 nr_heads)
+static void kvm_events_queue__merge_stretches(struct kvm_events_queue *q,
+					      struct kvm_events_report *report, u32 nr_heads)
+{
+	static const struct kvm_events_queue_head none = { .time = UINT64_MAX,
+							   .rank = UINT32_MAX };
+	struct kvm_events_queue_head *heads = q->heads;
+	u32 *loser = q->tree, w, n;
+
+	w = kvm_events_queue__build_tree(q, nr_heads);
+	while (heads[w].next < heads[w].end) {
+		struct kvm_events_queue_head *head = &heads[w];
+		const struct kvm_events_queue_head *rival = &none;
+		size_t end = head->next + 1;
+
+		for (n = (nr_heads + w) / 2; n; n /= 2) {
+			if (head_before(&heads[loser[n]], rival))
+				rival = &heads[loser[n]];
+		}
+		while (end < head->end &&
+		       (q->items[end].time < rival->time ||
+			(q->items[end].time == rival->time && w < rival->rank)))
+			end++;
+		kvm_events_report__add_many(report, q->items + head->next, end - head->next);
+		head->next = end;
+		head_next(q, head, w);
+		w = kvm_events_queue__replay(q, nr_heads, w);
+	}
+}
+
+/* A thread's stints in time order: as they lie, or merged where it went back in time */
+static void kvm_events_queue__deliver_thread(struct kvm_events_queue *q,
+					     struct kvm_events_report *report,
+					     const struct kvm_events_queue_thread *t)
+{
+	size_t i;
+	u32 nr = 0;
+
+	for (i = t->first; i != SIZE_MAX; i = q->stints[i].next) {
+		const struct kvm_events_queue_stint *stint = &q->stints[i];
+		struct kvm_events_queue_head *head = &q->heads[nr];
+
+		if (!t->back_in_time) {
+			kvm_events_report__add_many(report, q->items + stint->start,
+						    stint->end - stint->start);
+			continue;
+		}
+		*head = (struct kvm_events_queue_head){ .next = stint->start, .end = stint->end };
+		head_next(q, head, nr++);
+	}
+	if (nr)
+		kvm_events_queue__merge_stretches(q, report, nr);
+}
+
+/*
+ * A report that pairs each thread's samples alone gets from the merge,
+ * which costs as much as the pairing, what it gets from each thread's
+ * samples in time order, one thread after another (see
+ * Documentation/kvm-events-design.txt).  On a host with vcpus pinned to
+ * CPUs, the runs as they were read are that.  Else each thread's stints
+ * in time order: a vcpu runs on one CPU at a time, so those of a vcpu
+ * that moved are merged, a few long stretches, and the others' taken as
+ * they lie.  Stints too short to pay are not kept.
+ */
+static bool kvm_events_queue__by_thread(struct kvm_events_queue *q,
+					struct kvm_events_report *report,
+					u32 nr_heads, size_t total)
 {
 	struct kvm_events_span span = { 0 };
 	u64 first_time = report->totals.first_time;
 	u32 i;
 
 	if (!kvm_events_report__per_thread(report) ||
-	    !kvm_events_queue__threads_in_order(q, report, nr_heads, &span))
+	    !kvm_events_queue__stints(q, report, nr_heads, total, &span) ||
+	    (q->back_in_time && q->stints_dropped))
 		return false;
-	for (i = 0; i < nr_heads; i++) {
-		const struct kvm_events_queue_head *head = &q->heads[i];
-
-		kvm_events_report__add_many(report, q->items + head->next,
-					    head->end - head->next);
-		q->runs[head->run].start = head->end;
+	for (i = 0; i < nr_heads; i++)
+		q->runs[q->heads[i].run].start = q->heads[i].end;
+	if (!q->back_in_time) {
+		for (i = 0; i < nr_heads; i++)
+			kvm_events_report__add_many(report, q->items + q->heads[i].next,
+						    q->heads[i].end - q->heads[i].next);
+		q->run_after_run++;
+	} else {
+		for (i = 0; i < q->nr_threads; i++)
+			kvm_events_queue__deliver_thread(q, report,
+							 &q->threads[q->thread_slots[i]]);
+		q->thread_by_thread++;
 	}
 	kvm_events_report__set_span(report, first_time, &span);
 	return true;
 }
 
 /*
- * Several runs: run after run where each thread is in order, else merged.
- * Vcpus that move often fail the check flush after flush, and a failed
- * check costs a pass over the samples: after each failure in a row, twice
- * as many flushes are merged unchecked.
+ * Several runs: by thread where the report allows, else merged.  Stints
+ * too short to pay fail flush after flush, and a failure costs a pass
+ * over the samples: after each failure in a row, twice as many flushes
+ * are merged without one.
  */
 static void kvm_events_queue__deliver_runs(struct kvm_events_queue *q,
 					   struct kvm_events_report *report, u64 limit)
@@ -333,9 +480,8 @@ static void kvm_events_queue__deliver_runs(struct kvm_events_queue *q,
 			kvm_events_queue__merge_runs(q, report, nr_heads, total);
 		return;
 	}
-	if (!q->unchecked && kvm_events_queue__run_after_run(q, report, nr_heads)) {
+	if (!q->unchecked && kvm_events_queue__by_thread(q, report, nr_heads, total)) {
 		q->failed_checks = 0;
-		q->run_after_run++;
 		return;
 	}
 	if (q->unchecked) {
@@ -495,6 +641,8 @@ void kvm_events_queue__exit(struct kvm_events_queue *q)
 	free(q->runs);
 	free(q->heads);
 	free(q->tree);
-	free(q->batch);
+	free(q->stints);
 	free(q->threads);
+	free(q->thread_slots);
+	free(q->batch);
 }

@@ -17,11 +17,21 @@ struct kvm_events_queue_run {
 	size_t				end;
 };
 
-/* A thread's latest sample, in the check of one flush's order */
+/* A thread's samples in a row in one run of a flush: a vcpu's stint on a CPU */
+struct kvm_events_queue_stint {
+	size_t				start;
+	size_t				end;
+	size_t				next;	/* the thread's next stint, or SIZE_MAX */
+};
+
+/* A thread in a flush, in the table by tid */
 struct kvm_events_queue_thread {
-	u64				time;
+	u64				time;	/* of its latest sample read */
+	size_t				first;	/* its stints, as a list */
+	size_t				last;
 	u32				tid;
-	u32				check;	/* the check that wrote it; older ones are free */
+	u32				check;	/* the flush's that wrote it; older ones are free */
+	bool				back_in_time;	/* a sample before one read earlier */
 };
 
 /* A run in the merge of a flush: its samples up to the flush's limit */
@@ -56,10 +66,20 @@ struct kvm_events_queue {
 	struct kvm_events_queue_head	*heads;	/* as many */
 	u32				*tree;	/* of losers and winners over the heads */
 	struct kvm_events_sample	*batch;	/* merged samples, for the pairing */
-	struct kvm_events_queue_thread	*threads;	/* by tid, for the checks */
+	/* A flush's stints and threads */
+	struct kvm_events_queue_stint	*stints;
+	size_t				nr_stints;
+	size_t				max_stints;	/* kept in this flush */
+	size_t				alloc_stints;
+	bool				stints_dropped;	/* more than kept */
+	struct kvm_events_queue_thread	*threads;	/* by tid */
+	u32				*thread_slots;	/* as first read */
+	u32				nr_threads;
 	u32				nr_checks;
-	/* Flushes of several runs: handed over run after run, or merged */
+	bool				back_in_time;	/* a thread */
+	/* Flushes of several runs: handed over run after run, thread by thread, or merged */
 	u64				run_after_run;
+	u64				thread_by_thread;
 	u64				merged;
 	u32				failed_checks;	/* in a row */
 	u32				unchecked;	/* flushes to merge before the next check */
