@@ -93,7 +93,6 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 	if (!items || !runs || !heads || !tree || !stints)
 		return false;
 	q->alloc = alloc;
-	q->alloc_stints = alloc / QUEUE_STINT_SAMPLES;
 	if (!q->nr_runs) {
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
 		q->nr_runs = 1;
@@ -327,7 +326,7 @@ static bool kvm_events_queue__stints(struct kvm_events_queue *q,
 	u32 check = kvm_events_queue__new_check(q), i;
 	u64 first = UINT64_MAX;
 
-	q->max_stints = min(q->alloc_stints,
+	q->max_stints = min(q->alloc / QUEUE_STINT_SAMPLES,
 			    max_t(size_t, nr_heads, total / QUEUE_STINT_SAMPLES));
 	q->nr_stints = q->nr_threads = 0;
 	q->back_in_time = q->stints_dropped = false;

@@ -70,7 +70,6 @@ struct kvm_events_queue {
 	struct kvm_events_queue_stint	*stints;
 	size_t				nr_stints;
 	size_t				max_stints;	/* kept in this flush */
-	size_t				alloc_stints;
 	bool				stints_dropped;	/* more than kept */
 	struct kvm_events_queue_thread	*threads;	/* by tid */
 	u32				*thread_slots;	/* as first read */
