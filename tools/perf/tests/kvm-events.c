@@ -371,6 +371,26 @@ static int check_exit_decoded(const struct kvm_events_decoder *dec, struct perf_
 	return TEST_OK;
 }
 
+/*
+ * The readers load each field as the 8 bytes at its place, masked: over
+ * bytes that all differ, that must equal decoding by size.
+ */
+static bool loads_as_decoded(const struct kvm_events_decoder *dec)
+{
+	/* The load of the last field reads up to 7 bytes past it. */
+	u8 raw[64 + sizeof(u64)];
+	struct kvm_events_sample by_size, loaded;
+	size_t i;
+
+	for (i = 0; i < sizeof(raw); i++)
+		raw[i] = i * 37 + 11;
+	kvm_events_decoder__decode_raw(dec, raw, false, &by_size);
+	kvm_events_decoder__load_raw(dec, raw, &loaded);
+	return u64_is(loaded.code, by_size.code) && u64_is(loaded.kind, by_size.kind) &&
+	       u64_is(loaded.vcpu, by_size.vcpu) && u64_is(loaded.isa, by_size.isa) &&
+	       u64_is(loaded.flag, by_size.flag) && u64_is(loaded.rip, by_size.rip);
+}
+
 static int check_exit_6_12(struct tep_handle *tep)
 {
 	struct tep_event *event = parse_format(tep, kvm_exit_6_12);
@@ -385,6 +405,7 @@ static int check_exit_6_12(struct tep_handle *tep)
 	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
 	TEST_ASSERT_VAL("6.12 kvm_exit min_raw_size", u64_is(dec.min_raw_size, 60));
 	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu_at.size);
+	TEST_ASSERT_VAL("6.12 kvm_exit loaded as decoded", loads_as_decoded(&dec));
 	TEST_ASSERT_VAL("6.12 kvm_exit", !check_exit_decoded(&dec, &sample, false));
 	/* Recorded on a host of the other byte order */
 	TEST_ASSERT_VAL("swapped 6.12 kvm_exit", !check_exit_decoded(&dec, &sample, true));
@@ -412,6 +433,14 @@ static int check_exit_old(struct tep_handle *tep)
 			!kvm_events_decoder__decode(&dec, &sample, false, &s));
 	TEST_ASSERT_VAL("old kvm_exit vcpu", u64_is(s.vcpu, KVM_EVENTS_NO_VCPU));
 	TEST_ASSERT_VAL("old kvm_exit code", u64_is(s.code, 30));
+	TEST_ASSERT_VAL("old kvm_exit loaded as decoded", loads_as_decoded(&dec));
+	/* The recording host's vendor stands for the isa field, loaded too */
+	kvm_events_decoder__default_isa(&dec, KVM_EVENTS_ISA_SVM);
+	TEST_ASSERT_VAL("old kvm_exit decoded again",
+			!kvm_events_decoder__decode(&dec, &sample, false, &s));
+	TEST_ASSERT_VAL("old kvm_exit isa from the host", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
+	TEST_ASSERT_VAL("old kvm_exit with the host's isa loaded as decoded",
+			loads_as_decoded(&dec));
 	return TEST_OK;
 }
 

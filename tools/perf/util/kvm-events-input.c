@@ -28,7 +28,7 @@ int record_input__init(struct record_input *in, int fd, const char *path,
 		.start	= start,
 		.size	= size,
 	};
-	in->buf = malloc(buf_size);
+	in->buf = malloc(buf_size + RECORD_INPUT_SLACK);
 	return in->buf ? 0 : -ENOMEM;
 }
 
@@ -66,7 +66,7 @@ ssize_t record_input__refill(struct record_input *in)
 
 	record_input__compact(in);
 	if (in->need > in->alloc) {
-		u8 *bigger = realloc(in->buf, in->need);
+		u8 *bigger = realloc(in->buf, in->need + RECORD_INPUT_SLACK);
 
 		if (!bigger)
 			return -ENOMEM;

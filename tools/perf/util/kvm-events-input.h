@@ -18,6 +18,11 @@
  * the L2 of the host measured, made the walk read from further away.
  */
 #define RECORD_INPUT_BUF_SIZE	(1UL << 18)
+/*
+ * Bytes past the buffer's end that can be read: a sample's last field is
+ * loaded as 8 bytes (kvm_events_field__load()), whatever its size.
+ */
+#define RECORD_INPUT_SLACK	8
 /* No record with its payload is longer in a stream perf writes. */
 #define STREAM_PAYLOAD_MAX	(1UL << 30)
 

@@ -424,8 +424,7 @@ static int live__add_tracepoints(struct live *live)
 			continue;
 		}
 		/* A kvm_exit without an isa field: this host's CPU vendor says */
-		if (dec->tp == KVM_TP_EXIT && !dec->isa_at.size && !dec->fixed_isa)
-			dec->fixed_isa = isa;
+		kvm_events_decoder__default_isa(dec, isa);
 		evsel->priv = dec;
 		evlist__add(live->evlist, evsel);
 	}

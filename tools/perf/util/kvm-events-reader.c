@@ -376,7 +376,7 @@ static __always_inline int reader__decode(struct reader *r, const union perf_eve
 	s->tp = layout->dec->tp;
 	s->pid = pid_tid[0];
 	s->tid = pid_tid[1];
-	kvm_events_decoder__decode_raw(layout->dec, base + raw_off + 4, false, s);
+	kvm_events_decoder__load_raw(layout->dec, base + raw_off + 4, s);
 	return reader__push(r, s);
 bad:
 	/* The first part reads it again and says what is wrong. */

@@ -145,11 +145,8 @@ static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 		return err < 0 ? err : 0;
 	}
 	/* A kvm_exit without an isa field: the recording host's CPU vendor says */
-	if (dec->tp == KVM_TP_EXIT && !dec->isa_at.size && !dec->fixed_isa) {
-		const char *cpuid = perf_env__cpuid(&kvm->session->header.env);
-
-		dec->fixed_isa = kvm_events_isa_from_cpuid(cpuid);
-	}
+	kvm_events_decoder__default_isa(dec,
+		kvm_events_isa_from_cpuid(perf_env__cpuid(&kvm->session->header.env)));
 	evsel->priv = dec;
 	return 1;
 }

@@ -119,14 +119,16 @@ static struct tep_format_field *find_field(struct tep_event *format,
 }
 
 /*
- * Keeps @field's place in @at.  A field past what a sample can hold makes
- * every sample too short.
+ * Keeps @field's place in @at, or @none as its value when the format has
+ * no such field.  A field past what a sample can hold makes every sample
+ * too short.
  */
 static void place_field(struct kvm_events_decoder *dec, struct kvm_events_field_at *at,
-			const struct tep_format_field *field)
+			const struct tep_format_field *field, u64 none)
 {
 	u64 end;
 
+	*at = (struct kvm_events_field_at){ .none = none };
 	if (!field)
 		return;
 	end = field->offset < 0 ? UINT32_MAX : (u64)field->offset + field->size;
@@ -134,6 +136,8 @@ static void place_field(struct kvm_events_decoder *dec, struct kvm_events_field_
 		dec->min_raw_size = min_t(u64, end, UINT32_MAX);
 	at->offset = max(field->offset, 0);
 	at->size = field->size;
+	at->mask = field->size == 8 ? ~0ULL : BIT_ULL(8 * field->size) - 1;
+	at->none = 0;
 }
 
 static bool has_fields(struct tep_event *format,
@@ -181,12 +185,14 @@ int kvm_events_decoder__init(struct kvm_events_decoder *dec,
 	memset(dec, 0, sizeof(*dec));
 	dec->tp = desc->role;
 	dec->fixed_isa = desc->isa;
-	place_field(dec, &dec->code_at, find_field(format, desc->code, true, &err));
-	place_field(dec, &dec->kind_at, find_field(format, desc->kind, true, &err));
-	place_field(dec, &dec->vcpu_at, find_field(format, desc->vcpu, false, &err));
-	place_field(dec, &dec->isa_at, find_field(format, desc->isa_field, false, &err));
-	place_field(dec, &dec->rip_at, find_field(format, desc->rip, false, &err));
-	place_field(dec, &dec->flag_at, find_field(format, desc->flag, false, &err));
+	place_field(dec, &dec->code_at, find_field(format, desc->code, true, &err), 0);
+	place_field(dec, &dec->kind_at, find_field(format, desc->kind, true, &err), 0);
+	place_field(dec, &dec->vcpu_at, find_field(format, desc->vcpu, false, &err),
+		    KVM_EVENTS_NO_VCPU);
+	place_field(dec, &dec->isa_at, find_field(format, desc->isa_field, false, &err),
+		    desc->isa);
+	place_field(dec, &dec->rip_at, find_field(format, desc->rip, false, &err), 0);
+	place_field(dec, &dec->flag_at, find_field(format, desc->flag, false, &err), 0);
 	return err;
 }
 
