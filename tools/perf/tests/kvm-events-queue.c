@@ -494,9 +494,60 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 	return ret;
 }
 
+/*
+ * A round of many samples (a busy VM's): past 2 MB, the queue's array is
+ * mapped and aligned to huge pages, and each growth, a remap below that
+ * and a copy above, keeps every sample queued.
+ */
+#define BIG_ROUND_SAMPLES	300000
+#define QUEUE_HUGE_BYTES	(2UL << 20)
+
+static bool big_round_kept(const struct kvm_events_queue *q)
+{
+	size_t i;
+
+	if (q->nr != BIG_ROUND_SAMPLES || (unsigned long)q->items % QUEUE_HUGE_BYTES) {
+		pr_debug("%zu samples queued at %p\n", q->nr, q->items);
+		return false;
+	}
+	for (i = 0; i < q->nr; i++) {
+		if (q->items[i].time != i + 1 || q->items[i].tid != 100 + i % ROUNDS_VCPUS) {
+			pr_debug("sample %zu: time %" PRIu64 ", tid %u\n", i,
+				 q->items[i].time, q->items[i].tid);
+			return false;
+		}
+	}
+	return true;
+}
+
+static int test__kvm_events_queue_big_round(struct test_suite *test __maybe_unused,
+					    int subtest __maybe_unused)
+{
+	struct kvm_events_queue q;
+	bool kept = true;
+	size_t i;
+
+	kvm_events_queue__init(&q);
+	for (i = 0; kept && i < BIG_ROUND_SAMPLES; i++) {
+		struct kvm_events_sample *s = kvm_events_queue__slot(&q);
+
+		kept = s;
+		if (s) {
+			*s = rounds_sample(i % ROUNDS_VCPUS, i & 1, i + 1, 12);
+			kvm_events_queue__push(&q, s);
+		}
+	}
+	kept = kept && big_round_kept(&q);
+	kvm_events_queue__exit(&q);
+	TEST_ASSERT_VAL("a big round queued whole, in a mapped array", kept);
+	return TEST_OK;
+}
+
 static struct test_case kvm_events_queue_tests[] = {
 	TEST_CASE("kvm-events: rounds of per-CPU runs delivered in time order, ties in read order",
 		  kvm_events_rounds),
+	TEST_CASE("kvm-events: a big round stays whole as the queue grows past huge pages",
+		  kvm_events_queue_big_round),
 	{ .name = NULL, }
 };
 

@@ -94,6 +94,7 @@ struct kvm_events_queue {
 	/* ...and the samples of the first, held for the first part */
 	struct kvm_events_sample	*held;
 	size_t				nr_held;
+	size_t				alloc_held;
 };
 
 /* Makes room for one more sample; false when out of memory */
