@@ -207,11 +207,15 @@ int kvm_events_read(struct kvm_events_input *input,
 	for (i = 0; i < KVM_TP__NR; i++)
 		kvm_events_report__skip(report, i, r.skipped[i]);
 	kvm_events_report__skip_other(report, r.other_events);
+	report->totals.switch_records += r.idle_switches;
 	report->totals.out_of_order += r.queue.out_of_order;
 	if (r.queue.run_after_run || r.queue.thread_by_thread || r.queue.merged)
 		pr_debug("%s: flushes of several runs: %" PRIu64 " handed over run after run, %"
 			 PRIu64 " thread by thread, %" PRIu64 " through the merge\n",
 			 r.path, r.queue.run_after_run, r.queue.thread_by_thread, r.queue.merged);
+	if (r.idle_switches)
+		pr_debug("%s: %" PRIu64 " switch records of the idle task counted, not ordered\n",
+			 r.path, r.idle_switches);
 	if (r.unknown_id)
 		pr_warning("%s: %" PRIu64 " samples have an id of no recorded event; not read\n",
 			   r.path, r.unknown_id);

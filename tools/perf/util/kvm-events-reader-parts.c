@@ -157,6 +157,7 @@ static int reader_part__init(struct reader_part *part, struct reader *r, u64 sta
 	part->r.second_part = true;
 	memset(part->r.skipped, 0, sizeof(part->r.skipped));
 	part->r.other_events = part->r.unknown_id = part->r.lost_events = 0;
+	part->r.idle_switches = 0;
 	part->r.lost_chunks = part->r.lost_samples = 0;
 	kvm_events_queue__init(&part->r.queue);
 	ret = kvm_events_queue__keep_rounds(&part->r.queue);
@@ -227,6 +228,7 @@ static int reader__join(struct reader *r, struct reader_part *part)
 	for (i = 0; i < KVM_TP__NR; i++)
 		r->skipped[i] += part->r.skipped[i];
 	r->other_events += part->r.other_events;
+	r->idle_switches += part->r.idle_switches;
 	r->unknown_id += part->r.unknown_id;
 	r->lost_events += part->r.lost_events;
 	r->lost_chunks += part->r.lost_chunks;

@@ -420,6 +420,7 @@ static int reader__switch(struct reader *r, const union perf_event *event)
 	u32 body = event->header.type == PERF_RECORD_SWITCH_CPU_WIDE ? 8 : 0;
 	struct kvm_events_sample *s;
 	u32 pid_tid[2];
+	u64 time;
 
 	if (r->stale && reader__refresh(r))
 		return -EINVAL;
@@ -430,13 +431,22 @@ static int reader__switch(struct reader *r, const union perf_event *event)
 		       r->path, perf_event__name(event->header.type), event->header.size);
 		return -EINVAL;
 	}
+	memcpy(&time, end - r->switch_time_end, sizeof(time));
+	if (unlikely(time - r->pass_first > r->pass_width))
+		return reader__outside_pass(r, time);
+	memcpy(pid_tid, end - r->switch_tid_end, sizeof(pid_tid));
+	/*
+	 * The idle task's, a third of a system wide recording's where vcpus
+	 * halt: counted, but no vcpu's state is touched by them.
+	 */
+	if (!pid_tid[1]) {
+		r->idle_switches++;
+		return 0;
+	}
 	s = reader__next(r);
 	if (!s)
 		return -ENOMEM;
-	memcpy(&s->time, end - r->switch_time_end, sizeof(s->time));
-	if (unlikely(s->time - r->pass_first > r->pass_width))
-		return reader__outside_pass(r, s->time);
-	memcpy(pid_tid, end - r->switch_tid_end, sizeof(pid_tid));
+	s->time = time;
 	kvm_events_switch__init(s, event, pid_tid[0], pid_tid[1]);
 	return reader__push(r, s);
 }
@@ -618,6 +628,7 @@ int reader__restart(struct reader *r, struct record_input *inputs, int nr)
 
 	memset(r->skipped, 0, sizeof(r->skipped));
 	r->other_events = 0;
+	r->idle_switches = 0;
 	r->unknown_id = r->lost_events = r->lost_chunks = r->lost_samples = 0;
 	for (i = 0; !ret && i < nr; i++)
 		ret = record_input__rewind(&inputs[i]);

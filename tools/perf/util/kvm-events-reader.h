@@ -38,6 +38,7 @@ struct reader {
 	u64				size;
 	u64				skipped[KVM_TP__NR];
 	u64				other_events;	/* of no decoder */
+	u64				idle_switches;	/* counted, not ordered: of no vcpu */
 	struct machine			*machine;
 	const char			*path;
 	struct sample_layout		*layouts;

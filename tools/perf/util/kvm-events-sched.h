@@ -10,11 +10,10 @@
  */
 #include <linux/types.h>
 #include <stdbool.h>
+#include <perf/event.h>
+#include "kvm-events.h"
 
 struct latency_dist;
-struct kvm_events_sample;
-struct perf_event_attr;
-union perf_event;
 
 /* A switch record's kvm_events_sample: tp KVM_EVENTS_SWITCH, kind: */
 #define KVM_EVENTS_SWITCH_OUT	1	/* tid left its CPU; flag: preempted */
@@ -65,9 +64,29 @@ struct kvm_events_split {
 
 /* Whether the switch records of @attr's evsel say their thread and time */
 bool kvm_events_switches_readable(const struct perf_event_attr *attr);
-/* @s but its time: what switch record @event says of thread @pid/@tid */
-void kvm_events_switch__init(struct kvm_events_sample *s, const union perf_event *event,
-			     u32 pid, u32 tid);
+/*
+ * @s but its time: what switch record @event says of thread @pid/@tid.
+ * Each task's switches are its own records, written as it leaves its CPU
+ * and as it comes back; a system wide recording's also name the task
+ * switched to or from.  Inline: the reader makes one of every record.
+ */
+static inline void kvm_events_switch__init(struct kvm_events_sample *s,
+					   const union perf_event *event, u32 pid, u32 tid)
+{
+	u16 misc = event->header.misc;
+
+	s->tp = KVM_EVENTS_SWITCH;
+	s->pid = pid;
+	s->tid = tid;
+	s->vcpu = KVM_EVENTS_NO_VCPU;
+	s->isa = 0;
+	s->kind = misc & PERF_RECORD_MISC_SWITCH_OUT ? KVM_EVENTS_SWITCH_OUT :
+						       KVM_EVENTS_SWITCH_IN;
+	s->flag = !!(misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	s->code = event->header.type == PERF_RECORD_SWITCH_CPU_WIDE ?
+		  event->context_switch.next_prev_tid : KVM_EVENTS_NO_TASK;
+	s->rip = 0;
+}
 
 const char *kvm_events_cpu_part__name(enum kvm_events_cpu_part part);
 

@@ -203,6 +203,7 @@
  * event that is not split), .truth lines with <oncpu_ns> <offcpu_ns>
  * <preempted_ns> <blocked_ns> <switched> (the events with offcpu > 0;
  * all '-' for halt keys), and the .truth header has "# switch_records N".
+ * System-wide, it also has "# idle_switches N", the idle task's records.
  *
  * See the account_*() functions for what is counted and timed.  All choices
  * come from a fixed-seed PRNG, so the same arguments always give the same

@@ -567,6 +567,7 @@ struct truth {
 	u64 migrations;
 	u64 lost;		/* +lost: what the LOST records say was lost */
 	u64 switch_records;	/* +switch: PERF_RECORD_SWITCH(_CPU_WIDE)s */
+	u64 idle_switches;	/* ...of them, the idle task's (system-wide) */
 };
 
 struct out_file {

@@ -494,6 +494,7 @@ void write_switch(struct kvmgen *g, u32 cpu, u64 time,
 	if (type & PERF_SAMPLE_IDENTIFIER)
 		put_u64(p, id);
 	g->truth.switch_records++;
+	g->truth.idle_switches += !task->tid;
 }
 
 /*

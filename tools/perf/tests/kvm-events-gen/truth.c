@@ -423,6 +423,9 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 		fprintf(fp, "# switch_records %llu %s\n",
 			(unsigned long long)t->switch_records,
 			g->layout.system_wide ? "cpu-wide" : "per-thread");
+	if (g->layout.switch_events && g->layout.system_wide)
+		fprintf(fp, "# idle_switches %llu\n",
+			(unsigned long long)t->idle_switches);
 	/* What the header's HEADER_SAMPLE_TIME says, when it has one */
 	fprintf(fp, "# sample_time header_first %llu header_last %llu\n",
 		(unsigned long long)g->first_sample_time,

@@ -14,6 +14,8 @@
 # from the file, from a pipe, in one thread and by perf's session code;
 # that --key offcpu sorts by it and diff refuses it; and that without
 # switch records the report has none of these fields.
+# System-wide, the reader counts the idle task's switch records apart,
+# as -v says.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -90,6 +92,17 @@ for variant in two-vms+switch two-vms+switch+system-wide \
 			kvm_events_check sched-json "$data" "$analysis" "$dir/pipe.json" || err=1
 		fi
 	done
+	# System-wide, the reader counts the idle task's switches without
+	# ordering them (-v says how many): the JSON above is the same.
+	idle=$(sed -n 's/^# idle_switches \([0-9]*\)$/\1/p' "$data.truth")
+	if [ -n "$idle" ]; then
+		said=$(perf kvm-events report -v -i "$data" 2>&1 > /dev/null |
+		       sed -n 's/.* \([0-9]*\) switch records of the idle task .*/\1/p')
+		if [ "$said" != "$idle" ]; then
+			echo "FAIL: $variant: -v counts '$said' idle switches apart, .truth $idle"
+			err=1
+		fi
+	fi
 	# .truth against .events; --vcpu, --time, --duration, -p, --per-vcpu,
 	# --per-vm: each key's split, and the totals'
 	kvm_events_check sched-keys "$data" "$scenario" || err=1

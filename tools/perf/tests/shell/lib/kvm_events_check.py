@@ -1542,6 +1542,9 @@ def cmd_sched(data):
     records, samples = switch_records(data, wide)
     if len(records) != header.get("switch_records"):
         fail(data, f"{len(records)} switch records, .truth says {header.get('switch_records')}")
+    idle = sum(1 for r in records if not r[2])
+    if wide and idle != header.get("idle_switches"):
+        fail(data, f"{idle} switch records of the idle task, .truth says {header.get('idle_switches')}")
     times = [r[0] for r in records] + [smp[0] for smp in samples]
     if len(set(times)) != len(times):
         fail(data, "two records at the same time")
