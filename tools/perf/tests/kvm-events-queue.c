@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 
@@ -495,25 +497,57 @@ static int test__kvm_events_rounds(struct test_suite *test __maybe_unused,
 }
 
 /*
- * A round of many samples (a busy VM's): past 2 MB, the queue's array is
- * mapped and aligned to huge pages, and each growth, a remap below that
- * and a copy above, keeps every sample queued.
+ * A round of many samples (a busy VM's), in runs of a few CPUs' buffers:
+ * from 512 KB, the queue's array is mapped and aligned to huge pages,
+ * and each growth, a remap below that and a move of the huge pages
+ * above, keeps every sample queued.  A move touches no page, where a
+ * copy faults in the new array.  The arrays by run are mapped too: page
+ * aligned, where malloc() gives none, and remapped as they grow.
  */
 #define BIG_ROUND_SAMPLES	300000
+#define BIG_ROUND_RUN		1000
 #define QUEUE_HUGE_BYTES	(2UL << 20)
+#define QUEUE_HUGE_FROM_BYTES	(QUEUE_HUGE_BYTES / 4)
+
+static bool big_round_mapped(const struct kvm_events_queue *q)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE);
+	bool huge = q->alloc * sizeof(*q->items) >= QUEUE_HUGE_FROM_BYTES;
+
+	if ((huge && (unsigned long)q->items % QUEUE_HUGE_BYTES) ||
+	    (unsigned long)q->runs % page) {
+		pr_debug("%zu samples queued at %p, runs at %p\n", q->alloc, q->items, q->runs);
+		return false;
+	}
+	return true;
+}
+
+static long thread_faults(void)
+{
+	struct rusage usage;
+
+	return getrusage(RUSAGE_THREAD, &usage) ? -1 : usage.ru_minflt + usage.ru_majflt;
+}
 
 static bool big_round_kept(const struct kvm_events_queue *q)
 {
 	size_t i;
 
-	if (q->nr != BIG_ROUND_SAMPLES || (unsigned long)q->items % QUEUE_HUGE_BYTES) {
-		pr_debug("%zu samples queued at %p\n", q->nr, q->items);
+	if (q->nr != BIG_ROUND_SAMPLES || q->nr_runs != BIG_ROUND_SAMPLES / BIG_ROUND_RUN) {
+		pr_debug("%zu samples queued in %zu runs\n", q->nr, q->nr_runs);
 		return false;
 	}
 	for (i = 0; i < q->nr; i++) {
-		if (q->items[i].time != i + 1 || q->items[i].tid != 100 + i % ROUNDS_VCPUS) {
+		if (q->items[i].time != i % BIG_ROUND_RUN + 1 ||
+		    q->items[i].tid != 100 + i % ROUNDS_VCPUS) {
 			pr_debug("sample %zu: time %" PRIu64 ", tid %u\n", i,
 				 q->items[i].time, q->items[i].tid);
+			return false;
+		}
+	}
+	for (i = 0; i < q->nr_runs; i++) {
+		if (q->runs[i].start != i * BIG_ROUND_RUN) {
+			pr_debug("run %zu starts at %zu\n", i, q->runs[i].start);
 			return false;
 		}
 	}
@@ -526,20 +560,29 @@ static int test__kvm_events_queue_big_round(struct test_suite *test __maybe_unus
 	struct kvm_events_queue q;
 	bool kept = true;
 	size_t i;
+	int moves = 0;
 
 	kvm_events_queue__init(&q);
 	for (i = 0; kept && i < BIG_ROUND_SAMPLES; i++) {
+		bool huge = q.nr == q.alloc && q.alloc * sizeof(*q.items) >= QUEUE_HUGE_FROM_BYTES;
+		long faults = thread_faults();
 		struct kvm_events_sample *s = kvm_events_queue__slot(&q);
 
-		kept = s;
-		if (s) {
-			*s = rounds_sample(i % ROUNDS_VCPUS, i & 1, i + 1, 12);
+		if (huge && thread_faults() != faults) {
+			pr_debug("growing past %zu samples faulted\n", i);
+			kept = false;
+		}
+		moves += huge;
+		kept = kept && s && big_round_mapped(&q);
+		if (kept) {
+			*s = rounds_sample(i % ROUNDS_VCPUS, i & 1, i % BIG_ROUND_RUN + 1, 12);
 			kvm_events_queue__push(&q, s);
 		}
 	}
 	kept = kept && big_round_kept(&q);
 	kvm_events_queue__exit(&q);
-	TEST_ASSERT_VAL("a big round queued whole, in a mapped array", kept);
+	TEST_ASSERT_VAL("a big round queued whole, in mapped arrays", kept);
+	TEST_ASSERT_EQUAL("growths of huge pages", moves, 5);
 	return TEST_OK;
 }
 

@@ -20,8 +20,9 @@
 #include "kvm-events-queue.h"
 
 #define QUEUE_MIN_ALLOC	4096
-/* Arrays of samples this big are of huge pages, where the host allows. */
 #define QUEUE_HUGE_PAGE	(2UL << 20)
+/* Arrays of samples this big are of huge pages, where the host allows. */
+#define QUEUE_HUGE_FROM	(QUEUE_HUGE_PAGE / 4)
 /* Merged samples go to the pairing in batches of this many. */
 #define QUEUE_BATCH	256
 /* Threads told apart in a flush, by tid */
@@ -58,11 +59,12 @@ static void kvm_events_queue__compact(struct kvm_events_queue *q)
 }
 
 /*
- * The array of samples is mapped, not malloc()ed, and from QUEUE_HUGE_PAGE
+ * The array of samples is mapped, not malloc()ed, and from QUEUE_HUGE_FROM
  * up of huge pages where the host allows.  Big rounds keep megabytes
  * queued, and each page costs a fault when first written: 10 us a page
  * on the guest measured, a fifth of the report on rounds of 100,000
- * samples; a huge page costs one fault for 512.  malloc() would not keep
+ * samples; a huge page costs one fault for 512.  Rounds of 10,000 keep
+ * about 1 MB.  malloc() would not keep
  * them: a realloc() of huge pages (mremap) failed there, and glibc copied
  * the whole array.  Nor would it keep the array mapped: once it frees a
  * mapped block, glibc keeps blocks up to its size in the heap, where
@@ -73,7 +75,7 @@ static size_t queue_items_size(size_t alloc)
 	size_t size = alloc * sizeof(struct kvm_events_sample);
 
 	/* The kernel rounds a smaller one up to pages. */
-	return size < QUEUE_HUGE_PAGE ? size : round_up(size, QUEUE_HUGE_PAGE);
+	return size < QUEUE_HUGE_FROM ? size : round_up(size, QUEUE_HUGE_PAGE);
 }
 
 static void queue_items_free(struct kvm_events_sample *items, size_t alloc)
@@ -103,23 +105,109 @@ static struct kvm_events_sample *queue_items_map(size_t size)
 	return (struct kvm_events_sample *)items;
 }
 
-/* The array of @alloc samples that takes over, with the q->nr first ones */
+/* Its pages move to the bigger mapping: none is copied, none touched. */
+static void *mapped_array_grow(void *array, size_t size, size_t new_size)
+{
+	void *grown;
+
+	if (!array)
+		grown = mmap(NULL, new_size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		grown = mremap(array, size, new_size, MREMAP_MAYMOVE);
+	return grown == MAP_FAILED ? NULL : grown;
+}
+
+/*
+ * The array of @alloc samples that takes over, with the q->nr first ones.
+ * One of huge pages moves to the start of the bigger one, its pages
+ * whole: a copy would fault and clear as many new pages.
+ */
 static struct kvm_events_sample *queue_items_alloc(struct kvm_events_queue *q, size_t alloc)
 {
-	size_t size = queue_items_size(alloc);
+	size_t size = queue_items_size(alloc), old_size = queue_items_size(q->alloc);
 	struct kvm_events_sample *items;
 
-	if (q->items && size < QUEUE_HUGE_PAGE) {
-		items = mremap(q->items, queue_items_size(q->alloc), size, MREMAP_MAYMOVE);
-		return items == MAP_FAILED ? NULL : items;
-	}
+	if (q->items && size == old_size)
+		return q->items;
+	if (q->items && size < QUEUE_HUGE_FROM)
+		return mapped_array_grow(q->items, old_size, size);
 	items = queue_items_map(size);
-	if (!items)
-		return NULL;
+	if (!items || !q->items)
+		return items;
+	if (old_size >= QUEUE_HUGE_FROM &&
+	    mremap(q->items, old_size, old_size, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   items) != MAP_FAILED)
+		return items;
 	if (q->nr)
 		memcpy(items, q->items, q->nr * sizeof(*q->items));
 	queue_items_free(q->items, q->alloc);
 	return items;
+}
+
+/* The bytes of the arrays indexed by run, for @alloc samples */
+static size_t runs_size(size_t alloc)
+{
+	return (alloc + 1) * sizeof(struct kvm_events_queue_run);
+}
+
+static size_t heads_size(size_t alloc)
+{
+	return (alloc + 1) * sizeof(struct kvm_events_queue_head);
+}
+
+static size_t tree_size(size_t alloc)
+{
+	return 2 * (alloc + 1) * sizeof(u32);
+}
+
+static size_t stints_size(size_t alloc)
+{
+	return alloc / QUEUE_STINT_SAMPLES * sizeof(struct kvm_events_queue_stint);
+}
+
+/*
+ * The arrays by run, sized for as many runs as samples, of which few
+ * are used: mapped, so that growing them copies and touches nothing.
+ * realloc() copied them whole once glibc kept blocks that big in its
+ * heap, as it does after freeing a mapped one.  They never shrink: a
+ * second part's queue starts again after its first round is held.
+ */
+static bool queue_index_grow(struct kvm_events_queue *q, size_t alloc)
+{
+	size_t old = q->index_alloc;
+	void *runs, *heads, *tree, *stints;
+
+	if (alloc <= old)
+		return true;
+	runs = mapped_array_grow(q->runs, runs_size(old), runs_size(alloc));
+	if (runs)
+		q->runs = runs;
+	heads = mapped_array_grow(q->heads, heads_size(old), heads_size(alloc));
+	if (heads)
+		q->heads = heads;
+	tree = mapped_array_grow(q->tree, tree_size(old), tree_size(alloc));
+	if (tree)
+		q->tree = tree;
+	stints = mapped_array_grow(q->stints, stints_size(old), stints_size(alloc));
+	if (stints)
+		q->stints = stints;
+	if (!runs || !heads || !tree || !stints)
+		return false;
+	q->index_alloc = alloc;
+	return true;
+}
+
+static void queue_index_free(struct kvm_events_queue *q)
+{
+	size_t alloc = q->index_alloc;
+
+	if (!alloc)
+		return;
+	munmap(q->runs, runs_size(alloc));
+	munmap(q->heads, heads_size(alloc));
+	munmap(q->tree, tree_size(alloc));
+	munmap(q->stints, stints_size(alloc));
 }
 
 /*
@@ -129,7 +217,7 @@ static struct kvm_events_sample *queue_items_alloc(struct kvm_events_queue *q, s
 bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
 	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
-	void *items, *runs, *heads, *tree, *stints;
+	void *items;
 
 	if (!q->batch)
 		q->batch = calloc(QUEUE_BATCH, sizeof(*q->batch));
@@ -145,22 +233,9 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 			return true;
 	}
 	items = queue_items_alloc(q, alloc);
-	if (items)
-		q->items = items;
-	runs = reallocarray(q->runs, alloc + 1, sizeof(*q->runs));
-	if (runs)
-		q->runs = runs;
-	heads = reallocarray(q->heads, alloc + 1, sizeof(*q->heads));
-	if (heads)
-		q->heads = heads;
-	tree = reallocarray(q->tree, 2 * (alloc + 1), sizeof(*q->tree));
-	if (tree)
-		q->tree = tree;
-	stints = reallocarray(q->stints, alloc / QUEUE_STINT_SAMPLES, sizeof(*q->stints));
-	if (stints)
-		q->stints = stints;
-	if (!items || !runs || !heads || !tree || !stints)
+	if (!items || !queue_index_grow(q, alloc))
 		return false;
+	q->items = items;
 	q->alloc = alloc;
 	if (!q->nr_runs) {
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
@@ -704,10 +779,7 @@ void kvm_events_queue__exit(struct kvm_events_queue *q)
 	free(q->rounds);
 	queue_items_free(q->held, q->alloc_held);
 	queue_items_free(q->items, q->alloc);
-	free(q->runs);
-	free(q->heads);
-	free(q->tree);
-	free(q->stints);
+	queue_index_free(q);
 	free(q->threads);
 	free(q->thread_slots);
 	free(q->batch);

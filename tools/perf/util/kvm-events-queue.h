@@ -62,6 +62,7 @@ struct kvm_events_queue {
 	size_t				nr;
 	size_t				alloc;
 	struct kvm_events_queue_run	*runs;	/* alloc + 1: a run per sample at most */
+	size_t				index_alloc;	/* runs to tree, sized for this alloc */
 	size_t				nr_runs;
 	struct kvm_events_queue_head	*heads;	/* as many */
 	u32				*tree;	/* of losers and winners over the heads */
