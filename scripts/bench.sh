@@ -23,7 +23,7 @@
 # of BENCH_PAIRS, in time order and in per-CPU rounds; vmx+system-wide
 # (-a); vmx+threads (--threads, a directory); vmx+pipe, on standard input;
 # vmx+switch and vmx+switch+system-wide, with the context switch records
-# of record --sched (read in one part, as they must be);
+# of record --sched (the second part holds back what the first decides);
 # the shapes of other recordings (kvmgen's settings, at each size of
 # BENCH_SHAPE_PAIRS): rounds of 26, 10,000 and 100,000 samples (perf
 # record's passes over its ring buffers at moderate rates and for a busy
