@@ -42,6 +42,8 @@
 #define ROUND_STEP		10
 #define ROUND_AWAY_FROM		31
 #define ROUND_AWAY_TO		61
+/* The queue's first array, QUEUE_MIN_ALLOC */
+#define QUEUE_MIN_SAMPLES	4096
 
 enum rounds_layout {
 	ROUNDS_MOVING,
@@ -60,6 +62,8 @@ struct rounds_input {
 	u64				run_after_run;
 	u64				thread_by_thread;
 	u64				merged;
+	u64				wraps;	/* of the queue's runs to its array's start */
+	size_t				alloc;	/* the array's samples, at the end */
 };
 
 static u32 rounds_rand(u64 *state)
@@ -301,6 +305,8 @@ static int rounds_queue(struct kvm_events_report *report, struct rounds_input *i
 	in->run_after_run = q.run_after_run;
 	in->thread_by_thread = q.thread_by_thread;
 	in->merged = q.merged;
+	in->wraps = q.wraps;
+	in->alloc = q.alloc;
 	kvm_events_queue__exit(&q);
 	return ret;
 }
@@ -363,6 +369,16 @@ static int check_paths(const struct rounds_input *in, u32 nr_cpus)
 	else
 		TEST_ASSERT_VAL("stints back in time: thread by thread",
 				in->thread_by_thread >= ROUNDS_NR - 1 && !in->merged);
+	/*
+	 * The bouncing vcpus' rounds fill the array many times: the runs go
+	 * on at its start as each round is delivered, and it never grows.
+	 */
+	pr_debug("runs went on at the array's start %" PRIu64 " times, in %zu samples\n",
+		 in->wraps, in->alloc);
+	if (in->layout == ROUNDS_BOUNCING)
+		TEST_ASSERT_VAL("runs gone on at the array's start, in the first array",
+				in->wraps >= in->nr / QUEUE_MIN_SAMPLES - 1 &&
+				in->alloc == QUEUE_MIN_SAMPLES);
 	return TEST_OK;
 }
 
@@ -586,11 +602,120 @@ static int test__kvm_events_queue_big_round(struct test_suite *test __maybe_unus
 	return TEST_OK;
 }
 
+/*
+ * Rounds about as big as the queue's array, each in two runs (the even
+ * vcpus' samples, then the odd ones'): the runs go on at the array's
+ * start as the first runs are delivered, up to the first run still
+ * queued, and a full wrapped array moves its runs to a bigger one.  The
+ * report equals one fed the samples in time order.  Letting the runs go
+ * on over the first run still queued, at the wrap or once it was partly
+ * delivered, or never at the start, fails it.
+ */
+#define WRAP_SAMPLES	100000
+
+/*
+ * Sizes under which the runs go on at the start, reach the first run
+ * still queued, go on past what was delivered of it, and fill the array.
+ */
+static const size_t wrap_round_sizes[] = {
+	2500, 7000, 300, 15000, 2500, 10000, 10000, 15000, 2500,
+};
+
+/* The samples of a round, [start, end) in time order, in their two runs */
+static void wrap_round(struct kvm_events_sample *read, const struct kvm_events_sample *timed,
+		       size_t start, size_t end)
+{
+	size_t i, n = start;
+	u32 odd;
+
+	for (odd = 0; odd < 2; odd++) {
+		for (i = start; i < end; i++) {
+			if (timed[i].vcpu % 2 == odd)
+				read[n++] = timed[i];
+		}
+	}
+}
+
+static int wrap_queue(struct kvm_events_report *report, const struct kvm_events_sample *read,
+		      u64 *wraps, size_t *alloc)
+{
+	struct kvm_events_queue q;
+	size_t i, r = 0, round_end = wrap_round_sizes[0];
+	int ret = TEST_OK;
+
+	kvm_events_queue__init(&q);
+	for (i = 0; ret == TEST_OK && i < WRAP_SAMPLES; i++) {
+		struct kvm_events_sample *s = kvm_events_queue__slot(&q);
+
+		if (!s) {
+			ret = TEST_FAIL;
+			break;
+		}
+		*s = read[i];
+		kvm_events_queue__push(&q, s);
+		if (i + 1 == round_end) {
+			kvm_events_queue__round_end(&q, report);
+			round_end += wrap_round_sizes[++r % ARRAY_SIZE(wrap_round_sizes)];
+		}
+	}
+	kvm_events_queue__flush(&q, report, ~0ULL);
+	*wraps = q.wraps;
+	*alloc = q.alloc;
+	kvm_events_queue__exit(&q);
+	return ret;
+}
+
+static int test__kvm_events_queue_wrap(struct test_suite *test __maybe_unused,
+				       int subtest __maybe_unused)
+{
+	const struct kvm_events_analysis *vmexit = kvm_events_analysis__find("vmexit");
+	struct kvm_events_sample *timed = calloc(2 * WRAP_SAMPLES, sizeof(*timed));
+	struct kvm_events_sample *read = timed + WRAP_SAMPLES;
+	struct kvm_events_report queued, direct;
+	size_t i, start = 0, r = 0, alloc = 0;
+	u64 wraps = 0;
+	int ret;
+
+	TEST_ASSERT_VAL("samples allocated", timed);
+	for (i = 0; i < WRAP_SAMPLES; i++)
+		timed[i] = rounds_sample(i / 2 % ROUNDS_VCPUS, !(i & 1), i + 1, 12 + i % 5);
+	while (start < WRAP_SAMPLES) {
+		size_t end = min_t(size_t, WRAP_SAMPLES,
+				   start + wrap_round_sizes[r++ % ARRAY_SIZE(wrap_round_sizes)]);
+
+		wrap_round(read, timed, start, end);
+		start = end;
+	}
+	if (kvm_events_report__init(&queued, vmexit, NULL) ||
+	    kvm_events_report__init(&direct, vmexit, NULL)) {
+		free(timed);
+		return TEST_FAIL;
+	}
+	ret = wrap_queue(&queued, read, &wraps, &alloc);
+	kvm_events_report__add_many(&direct, timed, WRAP_SAMPLES);
+	free(timed);
+	kvm_events_report__finish(&queued);
+	kvm_events_report__finish(&direct);
+	pr_debug("the runs went on at the array's start %" PRIu64 " times, in %zu samples\n",
+		 wraps, alloc);
+	if (ret == TEST_OK && !u64_is(direct.totals.keyed, WRAP_SAMPLES / 2))
+		ret = TEST_FAIL;
+	if (ret == TEST_OK)
+		ret = rounds_same(&queued, &direct);
+	kvm_events_report__exit(&queued);
+	kvm_events_report__exit(&direct);
+	TEST_ASSERT_VAL("queued as in time order", ret == TEST_OK);
+	TEST_ASSERT_VAL("runs gone on at the array's start", wraps > 0);
+	return TEST_OK;
+}
+
 static struct test_case kvm_events_queue_tests[] = {
 	TEST_CASE("kvm-events: rounds of per-CPU runs delivered in time order, ties in read order",
 		  kvm_events_rounds),
 	TEST_CASE("kvm-events: a big round stays whole as the queue grows past huge pages",
 		  kvm_events_queue_big_round),
+	TEST_CASE("kvm-events: rounds as big as the queue go on at its start, in order",
+		  kvm_events_queue_wrap),
 	{ .name = NULL, }
 };
 

@@ -40,6 +40,16 @@ static size_t run_end(const struct kvm_events_queue *q, size_t run)
 	return run + 1 == q->nr_runs ? q->nr : q->runs[run].end;
 }
 
+/* The samples of the runs, which deliveries leave holes between */
+static size_t queue_live(const struct kvm_events_queue *q)
+{
+	size_t live = 0, i;
+
+	for (i = 0; i < q->nr_runs; i++)
+		live += run_end(q, i) - q->runs[i].start;
+	return live;
+}
+
 /* Moves the runs' samples to the array's start, in their order. */
 static void kvm_events_queue__compact(struct kvm_events_queue *q)
 {
@@ -211,9 +221,64 @@ static void queue_index_free(struct kvm_events_queue *q)
 }
 
 /*
- * The samples delivered leave holes in the runs: close them before the
- * array doubles.
+ * Whether the runs went on at the array's start: the first run read lies
+ * after the last, and samples are added up to q->limit, where it starts.
  */
+static bool queue_wrapped(const struct kvm_events_queue *q)
+{
+	return q->nr_runs > 1 && q->runs[0].start > q->runs[q->nr_runs - 1].start;
+}
+
+/*
+ * The samples delivered leave the array's start free: the runs go on
+ * there, the last one ended at the array's end, rather than moving
+ * every sample queued to the start, about a copy of each sample.
+ */
+static void kvm_events_queue__wrap(struct kvm_events_queue *q)
+{
+	struct kvm_events_queue_run *last = &q->runs[q->nr_runs - 1];
+
+	if (last->start < q->nr) {
+		last->end = q->nr;
+		q->runs[q->nr_runs++] = (struct kvm_events_queue_run){ 0, 0 };
+	} else {
+		*last = (struct kvm_events_queue_run){ 0, 0 };
+	}
+	q->nr = 0;
+	q->limit = q->runs[0].start;
+	q->wraps++;
+}
+
+/*
+ * A wrapped queue that is full: its runs, in read order, in a new array,
+ * twice as big if they fill half of this one.
+ */
+static bool kvm_events_queue__unwrap(struct kvm_events_queue *q)
+{
+	size_t alloc = q->alloc * (queue_live(q) < q->alloc / 2 ? 1 : 2), dst = 0, i;
+	struct kvm_events_sample *items = queue_items_map(queue_items_size(alloc));
+
+	if (!items || !queue_index_grow(q, alloc)) {
+		if (items)
+			munmap(items, queue_items_size(alloc));
+		return false;
+	}
+	for (i = 0; i < q->nr_runs; i++) {
+		struct kvm_events_queue_run *run = &q->runs[i];
+		size_t len = run_end(q, i) - run->start;
+
+		memcpy(items + dst, q->items + run->start, len * sizeof(*items));
+		*run = (struct kvm_events_queue_run){ dst, dst + len };
+		dst += len;
+	}
+	queue_items_free(q->items, q->alloc);
+	q->items = items;
+	q->nr = dst;
+	q->alloc = q->limit = alloc;
+	return true;
+}
+
+/* No room left before q->limit: make some, or a bigger array. */
 bool kvm_events_queue__grow(struct kvm_events_queue *q)
 {
 	size_t alloc = q->alloc ? q->alloc * 2 : QUEUE_MIN_ALLOC;
@@ -227,16 +292,34 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 		q->thread_slots = calloc(QUEUE_THREADS, sizeof(*q->thread_slots));
 	if (!q->batch || !q->threads || !q->thread_slots)
 		return false;
-	if (q->nr_runs) {
-		kvm_events_queue__compact(q);
-		if (q->nr < q->alloc / 2)
+	if (queue_wrapped(q)) {
+		/* The first runs read were delivered up to here since the wrap. */
+		if (q->runs[0].start > q->nr) {
+			q->limit = q->runs[0].start;
 			return true;
+		}
+		return kvm_events_queue__unwrap(q);
+	}
+	if (q->nr < q->alloc) {
+		/* All the runs read before the wrap were delivered. */
+		q->limit = q->alloc;
+		return true;
+	}
+	/* A quarter of the array before the first run was delivered */
+	if (q->nr_runs && q->runs[0].start >= q->alloc / 4) {
+		kvm_events_queue__wrap(q);
+		return true;
+	}
+	/* Per-CPU runs delivered in part: the holes between them are free. */
+	if (q->nr_runs && queue_live(q) < q->alloc / 2) {
+		kvm_events_queue__compact(q);
+		return true;
 	}
 	items = queue_items_alloc(q, alloc);
 	if (!items || !queue_index_grow(q, alloc))
 		return false;
 	q->items = items;
-	q->alloc = alloc;
+	q->alloc = q->limit = alloc;
 	if (!q->nr_runs) {
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
 		q->nr_runs = 1;
@@ -619,8 +702,11 @@ static void kvm_events_queue__deliver_runs(struct kvm_events_queue *q,
 	size_t total = kvm_events_queue__heads(q, limit, &nr_heads);
 
 	if (nr_heads < 2) {
-		if (total)
-			kvm_events_queue__merge_runs(q, report, nr_heads, total);
+		/* One run has samples due: they go as they lie. */
+		if (total) {
+			kvm_events_report__add_many(report, q->items + q->heads[0].next, total);
+			q->runs[q->heads[0].run].start = q->heads[0].end;
+		}
 		return;
 	}
 	if (!q->unchecked && kvm_events_queue__by_thread(q, report, nr_heads, total)) {
@@ -651,6 +737,7 @@ static void kvm_events_queue__drop_empty(struct kvm_events_queue *q)
 	if (out == 1 && q->runs[0].start == q->nr) {
 		/* All delivered: start again at the array's start. */
 		q->nr = 0;
+		q->limit = q->alloc;
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
 		q->last_time = 0;
 	}
@@ -681,7 +768,7 @@ static void kvm_events_queue__hold(struct kvm_events_queue *q)
 	q->nr_held = q->nr;
 	q->alloc_held = q->alloc;
 	q->items = NULL;
-	q->nr = q->alloc = q->nr_runs = 0;
+	q->nr = q->alloc = q->limit = q->nr_runs = 0;
 	q->last_time = 0;
 }
 

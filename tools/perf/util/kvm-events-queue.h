@@ -59,7 +59,8 @@ struct kvm_events_queue_round {
  */
 struct kvm_events_queue {
 	struct kvm_events_sample	*items;
-	size_t				nr;
+	size_t				nr;	/* where the next sample goes */
+	size_t				limit;	/* up to which samples go: alloc, or a wrap's */
 	size_t				alloc;
 	struct kvm_events_queue_run	*runs;	/* alloc + 1: a run per sample at most */
 	size_t				index_alloc;	/* runs to tree, sized for this alloc */
@@ -81,6 +82,7 @@ struct kvm_events_queue {
 	u64				run_after_run;
 	u64				thread_by_thread;
 	u64				merged;
+	u64				wraps;	/* times the runs went on at the array's start */
 	u32				failed_checks;	/* in a row */
 	u32				unchecked;	/* flushes to merge before the next check */
 	u64				last_time;	/* of the last sample queued */
@@ -109,7 +111,7 @@ void kvm_events_queue__new_run(struct kvm_events_queue *q);
  */
 static inline struct kvm_events_sample *kvm_events_queue__slot(struct kvm_events_queue *q)
 {
-	if (q->nr == q->alloc && !kvm_events_queue__grow(q))
+	if (q->nr == q->limit && !kvm_events_queue__grow(q))
 		return NULL;
 	return &q->items[q->nr];
 }
