@@ -183,26 +183,25 @@ static size_t stints_size(size_t alloc)
  * heap, as it does after freeing a mapped one.  They never shrink: a
  * second part's queue starts again after its first round is held.
  */
+static bool queue_array_regrow(void *arrayp, size_t size, size_t new_size)
+{
+	void **array = arrayp, *grown = mapped_array_grow(*array, size, new_size);
+
+	if (grown)
+		*array = grown;
+	return grown;
+}
+
 static bool queue_index_grow(struct kvm_events_queue *q, size_t alloc)
 {
 	size_t old = q->index_alloc;
-	void *runs, *heads, *tree, *stints;
 
 	if (alloc <= old)
 		return true;
-	runs = mapped_array_grow(q->runs, runs_size(old), runs_size(alloc));
-	if (runs)
-		q->runs = runs;
-	heads = mapped_array_grow(q->heads, heads_size(old), heads_size(alloc));
-	if (heads)
-		q->heads = heads;
-	tree = mapped_array_grow(q->tree, tree_size(old), tree_size(alloc));
-	if (tree)
-		q->tree = tree;
-	stints = mapped_array_grow(q->stints, stints_size(old), stints_size(alloc));
-	if (stints)
-		q->stints = stints;
-	if (!runs || !heads || !tree || !stints)
+	if (!queue_array_regrow(&q->runs, runs_size(old), runs_size(alloc)) ||
+	    !queue_array_regrow(&q->heads, heads_size(old), heads_size(alloc)) ||
+	    !queue_array_regrow(&q->tree, tree_size(old), tree_size(alloc)) ||
+	    !queue_array_regrow(&q->stints, stints_size(old), stints_size(alloc)))
 		return false;
 	q->index_alloc = alloc;
 	return true;
