@@ -13,6 +13,7 @@
 #include "kvm-events-common.h"
 #include "tests.h"
 #include "util/kvm-events.h"
+#include "util/kvm-events-sched.h"
 #include "util/sample.h"
 
 /* A format's last line: print fmt: "FMT", ARGS */
@@ -748,11 +749,57 @@ static int check_reused_tid(struct kvm_fixture *f)
 	return TEST_OK;
 }
 
+/* A context switch of thread @tid, out of its CPU or back in */
+static void feed_switch(struct kvm_fixture *f, u32 tid, u64 time, bool out)
+{
+	struct perf_record_switch sw = {
+		.header = {
+			.type = PERF_RECORD_SWITCH, .size = sizeof(sw),
+			.misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0,
+		},
+	};
+	struct kvm_events_sample s;
+
+	kvm_events_switch__init(&s, (union perf_event *)&sw, f->pid ?: 4242, tid);
+	s.time = time;
+	kvm_events_report__add(&f->report, &s);
+}
+
+/*
+ * Thread 100 switches in before its first sample, so it is then no vcpu;
+ * thread 164 takes its place in the engine's caches (164 % 64 = 100 % 64)
+ * before 100 is switched out inside its exit.  Its 30 ns off CPU count.
+ */
+static int check_switch_before_first_sample(struct kvm_fixture *f)
+{
+	struct kvm_events_options opts = { .sched = true };
+	struct kvm_events_key *hlt;
+
+	TEST_ASSERT_VAL("vmexit report with switches", !fixture__report(f, "vmexit", &opts));
+	feed_switch(f, 100, 5, false);
+	TEST_ASSERT_VAL("HLT exit of 100", !feed(f, &f->exit, 100, 10, 0, 12, 0));
+	TEST_ASSERT_VAL("CPUID exit of 164", !feed(f, &f->exit, 164, 12, 1, 10, 0));
+	TEST_ASSERT_VAL("entry of 164", !feed(f, &f->entry, 164, 15, 1, 0, 0));
+	feed_switch(f, 100, 20, true);
+	feed_switch(f, 100, 50, false);
+	TEST_ASSERT_VAL("entry of 100", !feed(f, &f->entry, 100, 60, 0, 0, 0));
+	kvm_events_report__finish(&f->report);
+	TEST_ASSERT_VAL("key HLT", !check_key(&f->report, "HLT", 1, 1, 50));
+	hlt = kvm_events_report__key(&f->report, "HLT");
+	TEST_ASSERT_VAL("HLT split", hlt->split);
+	TEST_ASSERT_VAL("HLT off CPU ns", u64_is(hlt->split->ns[KVM_EVENTS_OFFCPU], 30));
+	TEST_ASSERT_VAL("HLT on CPU ns", u64_is(hlt->split->ns[KVM_EVENTS_ONCPU], 20));
+	TEST_ASSERT_VAL("switch records", u64_is(f->report.totals.switch_records, 3));
+	return TEST_OK;
+}
+
 static int check_hostile_values(struct kvm_fixture *f)
 {
 	TEST_ASSERT_VAL("1M mmio keys", !check_many_keys(f));
 	TEST_ASSERT_VAL("top vcpu ids", !check_top_vcpus(f));
 	TEST_ASSERT_VAL("reused thread id, time going back", !check_reused_tid(f));
+	TEST_ASSERT_VAL("a thread switched before its first sample",
+			!check_switch_before_first_sample(f));
 	return TEST_OK;
 }
 

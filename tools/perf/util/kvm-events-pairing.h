@@ -36,6 +36,8 @@ struct kvm_events_pairing {
 	struct hashmap		*vcpus;
 	struct kvm_events_key	*key_cache[PAIRING_CACHE];
 	struct vcpu_state	*vcpu_cache[PAIRING_CACHE];
+	/* Tid + 1 of a thread that has no vcpu_state, 0: none */
+	u32			not_vcpu[PAIRING_CACHE];
 	u32			alloc_top;
 	bool			vcpu_matters;	/* to a filter or the grouping */
 	/* A report of the second part of a file: its threads start unstarted. */

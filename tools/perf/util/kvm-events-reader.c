@@ -414,7 +414,7 @@ static int reader__comm(struct reader *r, union perf_event *event)
 }
 
 /* A context switch, ordered among the samples as they are */
-static int reader__switch(struct reader *r, const union perf_event *event)
+static __always_inline int reader__switch(struct reader *r, const union perf_event *event)
 {
 	const u8 *end = (const u8 *)event + event->header.size;
 	u32 body = event->header.type == PERF_RECORD_SWITCH_CPU_WIDE ? 8 : 0;

@@ -176,6 +176,7 @@ static noinline struct vcpu_state *vcpu_state__find(struct kvm_events_report *re
 		free(vcpu);
 		return NULL;
 	}
+	report->pairing->not_vcpu[s->tid % PAIRING_CACHE] = 0;
 	*cached = vcpu;
 	return vcpu;
 }
@@ -650,6 +651,23 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
+/* The vcpu_state of a switch's thread: false for a thread without one */
+static bool switch__vcpu(struct kvm_events_pairing *pairing, u32 tid, struct vcpu_state **vcpu)
+{
+	u32 slot = tid % PAIRING_CACHE;
+
+	*vcpu = pairing->vcpu_cache[slot];
+	if (*vcpu && (*vcpu)->tid == tid)
+		return true;
+	/* A system wide recording's switches are mostly other tasks'. */
+	if (pairing->not_vcpu[slot] == tid + 1)
+		return false;
+	if (hashmap__find(pairing->vcpus, tid, vcpu))
+		return true;
+	pairing->not_vcpu[slot] = tid + 1;
+	return false;
+}
+
 /*
  * A context switch: time off CPU, if it falls in an open interval.  Only
  * threads that wrote kvm samples have a state: the switches of the others
@@ -659,9 +677,8 @@ static noinline void report__switch(struct kvm_events_report *report,
 				    const struct kvm_events_sample *s)
 {
 	struct kvm_events_pairing *pairing = report->pairing;
-	struct vcpu_state *vcpu = pairing->vcpu_cache[s->tid % PAIRING_CACHE];
-	bool known = (vcpu && vcpu->tid == s->tid) ||
-		     hashmap__find(pairing->vcpus, s->tid, &vcpu);
+	struct vcpu_state *vcpu;
+	bool known = switch__vcpu(pairing, s->tid, &vcpu);
 
 	/* A second part holds back what the first part's state decides. */
 	if (pairing->deferral && pairing->deferral->switched(report, known ? vcpu : NULL, s))
