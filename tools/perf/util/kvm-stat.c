@@ -555,9 +555,9 @@ static void vcpu_state__begin(struct kvm_events_report *report,
 		report->totals.unused++;
 }
 
-static void vcpu_state__end(struct kvm_events_report *report,
-			    struct vcpu_state *vcpu,
-			    const struct kvm_events_sample *s, u64 key)
+static __always_inline void vcpu_state__end(struct kvm_events_report *report,
+					    struct vcpu_state *vcpu,
+					    const struct kvm_events_sample *s, u64 key)
 {
 	u64 begin = vcpu->begin_time;
 	bool open = vcpu->open;
