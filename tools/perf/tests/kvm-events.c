@@ -4,6 +4,7 @@
  * real kvm tracepoint format texts.
  */
 #include <byteswap.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -13,6 +14,7 @@
 #include "kvm-events-common.h"
 #include "tests.h"
 #include "util/kvm-events.h"
+#include "util/kvm-events-analysis.h"
 #include "util/kvm-events-sched.h"
 #include "util/sample.h"
 
@@ -955,6 +957,46 @@ static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
 	return fixture__run(check_halt);
 }
 
+/* Kinds that change what an analysis takes: mmio's read and write, an errno */
+static const u32 sample_kinds[] = { 0, 1, 2, 3, (u32)-EINTR };
+
+/*
+ * report__add() calls an analysis's begin() and end() only for the tps of
+ * its begins and ends: neither may take a sample of any other tp.
+ */
+static int check_masks(const struct kvm_events_analysis *a)
+{
+	u32 tp, k;
+
+	for (tp = 0; tp < KVM_TP__NR; tp++) {
+		for (k = 0; k < ARRAY_SIZE(sample_kinds); k++) {
+			struct kvm_events_sample s = {
+				.tp = tp, .kind = sample_kinds[k],
+				.isa = KVM_EVENTS_ISA_VMX, .code = 12,
+			};
+			u64 key;
+			bool began = a->begin(&s, &key), ended = a->end(&s, &key);
+
+			if ((began && !(a->begins & BIT(tp))) || (ended && !(a->ends & BIT(tp))))
+				pr_debug("%s: tp %u, kind %u, outside its masks\n",
+					 a->name, tp, s.kind);
+			TEST_ASSERT_VAL("begin() outside begins", !began || (a->begins & BIT(tp)));
+			TEST_ASSERT_VAL("end() outside ends", !ended || (a->ends & BIT(tp)));
+		}
+	}
+	return TEST_OK;
+}
+
+static int test__kvm_events_masks(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	const struct kvm_events_analysis *a = NULL;
+
+	while ((a = kvm_events_analysis__next(a)))
+		TEST_ASSERT_VAL("an analysis's masks", !check_masks(a));
+	return TEST_OK;
+}
+
 static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats",
 		  kvm_events_decoders),
@@ -967,6 +1009,8 @@ static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: halt polling from kvm_vcpu_wakeup", kvm_events_halt),
 	TEST_CASE("kvm-events: 1M keys, top vcpu ids, reused thread ids, time going back",
 		  kvm_events_hostile_values),
+	TEST_CASE("kvm-events: begin() and end() take only the tps of their masks",
+		  kvm_events_masks),
 	{ .name = NULL, }
 };
 

@@ -29,6 +29,9 @@ struct kvm_events_analysis {
 	bool		by_default;	/* recorded without record --event */
 	bool		(*begin)(const struct kvm_events_sample *s, u64 *key);
 	bool		(*end)(const struct kvm_events_sample *s, u64 *key);
+	/* BIT(tp) of the samples begin() and end() may take: the rest skip the call */
+	u32		begins;
+	u32		ends;
 	/* Optional: a sample that tells more of the open interval's key */
 	bool		(*refine)(const struct kvm_events_sample *s, u64 *key);
 	/*

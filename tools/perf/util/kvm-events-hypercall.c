@@ -73,5 +73,6 @@ const struct kvm_events_analysis kvm_events_analysis_hypercall = {
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_HYPERCALL) | BIT(KVM_TP_HYPERCALL_END),
 	.needs = BIT(KVM_TP_HYPERCALL),
 	.begin = hypercall_begin, .end = hypercall_end,
+	.begins = BIT(KVM_TP_HYPERCALL), .ends = BIT(KVM_TP_ENTRY) | BIT(KVM_TP_HYPERCALL_END),
 	.key_name = hypercall_key_name, .is_idle = hypercall_is_idle,
 };

@@ -25,5 +25,6 @@ const struct kvm_events_analysis kvm_events_analysis_ioport = {
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_PIO),
 	.needs = BIT(KVM_TP_PIO), .by_default = true,
 	.begin = ioport_begin, .end = kvm_events__entry_end,
+	.begins = BIT(KVM_TP_PIO), .ends = BIT(KVM_TP_ENTRY),
 	.key_name = ioport_key_name,
 };

@@ -44,4 +44,5 @@ const struct kvm_events_analysis kvm_events_analysis_mmio = {
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_MMIO),
 	.needs = BIT(KVM_TP_MMIO), .by_default = true,
 	.begin = mmio_begin, .end = mmio_end, .key_name = mmio_key_name,
+	.begins = BIT(KVM_TP_EXIT) | BIT(KVM_TP_MMIO), .ends = BIT(KVM_TP_ENTRY) | BIT(KVM_TP_MMIO),
 };

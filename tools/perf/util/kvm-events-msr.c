@@ -29,4 +29,5 @@ const struct kvm_events_analysis kvm_events_analysis_msr = {
 	.tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_MSR),
 	.needs = BIT(KVM_TP_MSR),
 	.begin = msr_begin, .end = kvm_events__entry_end, .key_name = msr_key_name,
+	.begins = BIT(KVM_TP_MSR), .ends = BIT(KVM_TP_ENTRY),
 };

@@ -64,4 +64,6 @@ const struct kvm_events_analysis kvm_events_analysis_userspace = {
 	.record_tps = KVM_EVENTS_VMEXIT_TPS | BIT(KVM_TP_USER_EXIT) | BIT(KVM_TP_FPU),
 	.needs = BIT(KVM_TP_USER_EXIT),
 	.begin = userspace_begin, .end = any_end, .key_name = userspace_key_name,
+	.begins = BIT(KVM_TP_USER_EXIT),
+	.ends = GENMASK(KVM_TP__NR - 1, 0) & ~BIT(KVM_TP_USER_EXIT),
 };

@@ -91,5 +91,6 @@ const struct kvm_events_analysis kvm_events_analysis_vmexit = {
 	       BIT(KVM_TP_NESTED_EXIT) | BIT(KVM_TP_NESTED_INJECT),
 	.needs = KVM_EVENTS_VMEXIT_TPS, .by_default = true,
 	.begin = vmexit_begin, .end = kvm_events__entry_end, .refine = vmexit_refine,
+	.begins = BIT(KVM_TP_EXIT), .ends = BIT(KVM_TP_ENTRY),
 	.key_name = vmexit_key_name, .is_idle = vmexit_is_idle,
 };

@@ -727,9 +727,9 @@ static __always_inline void report__add(struct kvm_events_report *report,
 	if (unlikely(vcpu->offcpu.off))
 		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
 
-	if (analysis->begin(s, &key))
+	if ((analysis->begins & BIT(s->tp)) && analysis->begin(s, &key))
 		vcpu_state__begin(report, vcpu, s, key);
-	else if (analysis->end(s, &key))
+	else if ((analysis->ends & BIT(s->tp)) && analysis->end(s, &key))
 		vcpu_state__end(report, vcpu, s, key);
 	else if (analysis->whole && analysis->whole(s, &key, &duration))
 		add_whole(report, vcpu, s, key, duration);
