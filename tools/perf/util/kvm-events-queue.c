@@ -540,6 +540,25 @@ kvm_events_queue__add_stint(struct kvm_events_queue *q, const struct kvm_events_
 	return t;
 }
 
+/* Adds the first and last times @report reads of @head's run, which is in time order */
+static void kvm_events_queue__head_span(const struct kvm_events_queue *q,
+					const struct kvm_events_report *report,
+					const struct kvm_events_queue_head *head,
+					struct kvm_events_span *span, u64 *first)
+{
+	size_t i = head->next, j = head->end;
+
+	while (j > i && !kvm_events_report__reads(report, q->items[j - 1].tp))
+		j--;
+	while (i < j && !(q->items[i].time && kvm_events_report__reads(report, q->items[i].tp)))
+		i++;
+	span->read |= j > head->next;
+	if (j > head->next)
+		span->last = max(span->last, q->items[j - 1].time);
+	if (i < j)
+		*first = min(*first, q->items[i].time);
+}
+
 /*
  * The heads' samples as stints, each a thread's samples in a row in one
  * run, listed by thread, and the span of those the report reads.  False
@@ -574,15 +593,10 @@ static bool kvm_events_queue__stints(struct kvm_events_queue *q,
 				if (!t)
 					return false;
 			}
-			if (!kvm_events_report__reads(report, s->tp))
-				continue;
-			span->read = true;
-			span->last = max(span->last, s->time);
-			if (s->time)
-				first = min(first, s->time);
 		}
 		if (t)
 			t->time = q->items[head->end - 1].time;
+		kvm_events_queue__head_span(q, report, head, span, &first);
 	}
 	span->first = first == UINT64_MAX ? 0 : first;
 	return true;
