@@ -176,13 +176,7 @@ static size_t stints_size(size_t alloc)
 	return alloc / QUEUE_STINT_SAMPLES * sizeof(struct kvm_events_queue_stint);
 }
 
-/*
- * The arrays by run, sized for as many runs as samples, of which few
- * are used: mapped, so that growing them copies and touches nothing.
- * realloc() copied them whole once glibc kept blocks that big in its
- * heap, as it does after freeing a mapped one.  They never shrink: a
- * second part's queue starts again after its first round is held.
- */
+/* Grows the mapped array at *@arrayp; on failure it is left as it was. */
 static bool queue_array_regrow(void *arrayp, size_t size, size_t new_size)
 {
 	void **array = arrayp, *grown = mapped_array_grow(*array, size, new_size);
@@ -192,6 +186,13 @@ static bool queue_array_regrow(void *arrayp, size_t size, size_t new_size)
 	return grown;
 }
 
+/*
+ * The arrays by run, sized for as many runs as samples, of which few
+ * are used: mapped, so that growing them copies and touches nothing.
+ * realloc() copied them whole once glibc kept blocks that big in its
+ * heap, as it does after freeing a mapped one.  They never shrink: a
+ * second part's queue starts again after its first round is held.
+ */
 static bool queue_index_grow(struct kvm_events_queue *q, size_t alloc)
 {
 	size_t old = q->index_alloc;
@@ -552,9 +553,10 @@ static void kvm_events_queue__head_span(const struct kvm_events_queue *q,
 		j--;
 	while (i < j && !(q->items[i].time && kvm_events_report__reads(report, q->items[i].tp)))
 		i++;
-	span->read |= j > head->next;
-	if (j > head->next)
+	if (j > head->next) {
+		span->read = true;
 		span->last = max(span->last, q->items[j - 1].time);
+	}
 	if (i < j)
 		*first = min(*first, q->items[i].time);
 }
