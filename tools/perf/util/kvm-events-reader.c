@@ -557,42 +557,53 @@ static int reader__record(struct reader *r, union perf_event *event,
 	return ret < 0 ? ret : 0;
 }
 
-/* A whole record of @avail bytes at most, padded: nothing more to check */
-static __always_inline bool record_whole(const union perf_event *event, size_t avail)
+/*
+ * Takes the records of the fast path in a row from in->head: whole and
+ * padded, of the types nearly all a file holds.  The head stays in a
+ * register.  It stops at a record it does not take, for the slow path,
+ * or before one whose handler returned non-zero.
+ */
+static __always_inline int reader__walk_fast(struct reader *r, struct record_input *in)
 {
-	return avail >= sizeof(event->header) && event->header.size <= avail &&
-	       event->header.size >= sizeof(event->header) && !(event->header.size % 8);
+	const u8 *buf = in->buf;
+	size_t head = in->head, len = in->len;
+	int ret = 0;
+
+	while (len - head >= sizeof(struct perf_event_header)) {
+		const union perf_event *event = (const union perf_event *)(buf + head);
+		u16 size = event->header.size;
+
+		if (size > len - head || size < sizeof(event->header) || size % 8)
+			break;
+		if (event->header.type == PERF_RECORD_SAMPLE)
+			ret = reader__sample(r, event);
+		/* ...and, where they were recorded, many a switch */
+		else if (event->header.type == PERF_RECORD_SWITCH ||
+			 event->header.type == PERF_RECORD_SWITCH_CPU_WIDE)
+			ret = reader__switch(r, event);
+		else
+			break;
+		if (ret)
+			break;
+		head += size;
+	}
+	in->head = head;
+	return ret;
 }
 
 /* Handles the whole records in the buffer, while they are aligned. */
 static int reader__walk(struct reader *r, struct record_input *in)
 {
 	while (!(in->head % 8)) {
-		union perf_event *event = (union perf_event *)(in->buf + in->head);
-		size_t avail = in->len - in->head;
-		int ret;
+		union perf_event *event;
+		int ret = reader__walk_fast(r, in);
 
-		/* Nearly every record: a whole, padded sample */
-		if (record_whole(event, avail) && event->header.type == PERF_RECORD_SAMPLE) {
-			ret = reader__sample(r, event);
-			if (ret)
-				return ret;
-			in->head += event->header.size;
-			continue;
-		}
-		/* ...and, where they were recorded, many a switch */
-		if (record_whole(event, avail) &&
-		    (event->header.type == PERF_RECORD_SWITCH ||
-		     event->header.type == PERF_RECORD_SWITCH_CPU_WIDE)) {
-			ret = reader__switch(r, event);
-			if (ret)
-				return ret;
-			in->head += event->header.size;
-			continue;
-		}
+		if (ret)
+			return ret;
 		ret = record_input__check(in);
 		if (ret <= 0)
 			return ret;
+		event = (union perf_event *)(in->buf + in->head);
 		ret = reader__record(r, event, in->buf + in->head + event->header.size,
 				     in->offset + in->head);
 		if (ret)
