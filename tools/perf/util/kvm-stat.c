@@ -422,10 +422,11 @@ void kvm_events_report__sort_top(struct kvm_events_report *report)
 	      compare_outliers);
 }
 
-static void top_add_event(struct kvm_events_report *report,
-			  const struct kvm_events_key *entry,
-			  const struct vcpu_state *vcpu, u64 time, u64 rip,
-			  u64 duration, bool timed)
+/* Out of line: only --top calls it, and its outlier would give account() a canary. */
+static noinline void top_add_event(struct kvm_events_report *report,
+				   const struct kvm_events_key *entry,
+				   const struct vcpu_state *vcpu, u64 time, u64 rip,
+				   u64 duration, bool timed)
 {
 	struct kvm_events_outlier o = {
 		.duration = duration, .time = time, .key = entry->key,
