@@ -320,7 +320,7 @@ static noinline int reader__refresh(struct reader *r)
 	return ret > 0 ? -EINVAL : ret;
 }
 
-/* Inline, as what it calls: -fstack-protector-all makes each call cost. */
+/* Inline, as what it calls: each call costs its frame, and its canary. */
 static __always_inline int reader__sample(struct reader *r, const union perf_event *event)
 {
 	const struct sample_layout *layout = reader__layout(r, event);
