@@ -652,40 +652,39 @@ static void add_whole(struct kvm_events_report *report,
 			TIMED, duration);
 }
 
-/* The vcpu_state of a switch's thread: false for a thread without one */
-static bool switch__vcpu(struct kvm_events_pairing *pairing, u32 tid, struct vcpu_state **vcpu)
+/* The vcpu_state of a switch's thread, in the map; NULL for one without */
+static noinline struct vcpu_state *switch__find_vcpu(struct kvm_events_pairing *pairing, u32 tid)
 {
-	u32 slot = tid % PAIRING_CACHE;
+	struct vcpu_state *vcpu;
 
-	*vcpu = pairing->vcpu_cache[slot];
-	if (*vcpu && (*vcpu)->tid == tid)
-		return true;
 	/* A system wide recording's switches are mostly other tasks'. */
-	if (pairing->not_vcpu[slot] == tid + 1)
-		return false;
-	if (hashmap__find(pairing->vcpus, tid, vcpu))
-		return true;
-	pairing->not_vcpu[slot] = tid + 1;
-	return false;
+	if (pairing->not_vcpu[tid % PAIRING_CACHE] == tid + 1)
+		return NULL;
+	if (hashmap__find(pairing->vcpus, tid, &vcpu))
+		return vcpu;
+	pairing->not_vcpu[tid % PAIRING_CACHE] = tid + 1;
+	return NULL;
 }
 
 /*
  * A context switch: time off CPU, if it falls in an open interval.  Only
  * threads that wrote kvm samples have a state: the switches of the others
- * (a system wide recording holds every task's) tell nothing.
+ * (a system wide recording holds every task's) tell nothing.  The map is
+ * looked up out of line: its result's address would cost a canary.
  */
 static noinline void report__switch(struct kvm_events_report *report,
 				    const struct kvm_events_sample *s)
 {
 	struct kvm_events_pairing *pairing = report->pairing;
-	struct vcpu_state *vcpu;
-	bool known = switch__vcpu(pairing, s->tid, &vcpu);
+	struct vcpu_state *vcpu = pairing->vcpu_cache[s->tid % PAIRING_CACHE];
 
+	if (!vcpu || vcpu->tid != s->tid)
+		vcpu = switch__find_vcpu(pairing, s->tid);
 	/* A second part holds back what the first part's state decides. */
-	if (pairing->deferral && pairing->deferral->switched(report, known ? vcpu : NULL, s))
+	if (pairing->deferral && pairing->deferral->switched(report, vcpu, s))
 		return;
 	report->totals.switch_records++;
-	if (!known)
+	if (!vcpu)
 		return;
 	if (s->kind & KVM_EVENTS_SWITCH_IN)
 		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
