@@ -327,6 +327,12 @@ bool kvm_events_queue__grow(struct kvm_events_queue *q)
 	return true;
 }
 
+/* The latest sample queued: that of max_time, or the last of the last run */
+static u64 queue_max_time(const struct kvm_events_queue *q)
+{
+	return max(q->max_time, q->last_time);
+}
+
 /*
  * Only the last run is ever empty, so the runs never outnumber the
  * samples: there is room for one more.
@@ -335,6 +341,7 @@ void kvm_events_queue__new_run(struct kvm_events_queue *q)
 {
 	struct kvm_events_queue_run *last = &q->runs[q->nr_runs - 1];
 
+	q->max_time = queue_max_time(q);
 	if (last->start == q->nr)
 		return;
 	last->end = q->nr;
@@ -754,6 +761,7 @@ static void kvm_events_queue__drop_empty(struct kvm_events_queue *q)
 		q->nr = 0;
 		q->limit = q->alloc;
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
+		q->max_time = queue_max_time(q);
 		q->last_time = 0;
 	}
 }
@@ -784,12 +792,14 @@ static void kvm_events_queue__hold(struct kvm_events_queue *q)
 	q->alloc_held = q->alloc;
 	q->items = NULL;
 	q->nr = q->alloc = q->limit = q->nr_runs = 0;
+	q->max_time = queue_max_time(q);
 	q->last_time = 0;
 }
 
 /* perf's rule: at a round's end, what came before the previous one ended is due. */
 void kvm_events_queue__round_end(struct kvm_events_queue *q, struct kvm_events_report *report)
 {
+	q->max_time = queue_max_time(q);
 	if (q->rounds && !q->nr_rounds)
 		kvm_events_queue__hold(q);
 	/*
@@ -836,7 +846,7 @@ int kvm_events_queue__keep_rounds(struct kvm_events_queue *q)
 bool kvm_events_queue__follows(const struct kvm_events_queue *second,
 			       const struct kvm_events_queue *first)
 {
-	u64 limit = first->last_flush;
+	u64 limit = first->last_flush, first_max = queue_max_time(first);
 	u32 i;
 
 	if (first->out_of_order || second->out_of_order || first->round_min != UINT64_MAX)
@@ -850,10 +860,9 @@ bool kvm_events_queue__follows(const struct kvm_events_queue *second,
 		min_time = i < second->nr_rounds ? second->rounds[i].min_time : second->round_min;
 		if (min_time < limit)
 			return false;
-		limit = i ? max(first->max_time, second->rounds[i - 1].max_time) :
-			    first->max_time;
+		limit = i ? max(first_max, second->rounds[i - 1].max_time) : first_max;
 		/* From here on, the second's own flushes are one queue's. */
-		if (i && second->rounds[i - 1].max_time >= first->max_time)
+		if (i && second->rounds[i - 1].max_time >= first_max)
 			return true;
 	}
 	return true;

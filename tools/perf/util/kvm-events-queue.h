@@ -88,7 +88,7 @@ struct kvm_events_queue {
 	u64				last_time;	/* of the last sample queued */
 	u64				flush_limit;	/* of the next round end */
 	u64				last_flush;
-	u64				max_time;
+	u64				max_time;	/* of the runs ended */
 	u64				out_of_order;	/* older than the last flush */
 	u64				round_min;	/* of this round's samples */
 	/* A second part's first rounds, or NULL */
@@ -122,10 +122,9 @@ static inline void kvm_events_queue__push(struct kvm_events_queue *q,
 {
 	if (s->time < q->last_flush)
 		q->out_of_order++;
-	if (s->time > q->max_time)
-		q->max_time = s->time;
 	if (s->time < q->round_min)
 		q->round_min = s->time;
+	/* A run's latest sample is its last: max_time takes it as the run ends. */
 	if (unlikely(s->time < q->last_time))
 		kvm_events_queue__new_run(q);
 	q->last_time = s->time;
