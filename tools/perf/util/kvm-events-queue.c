@@ -333,6 +333,13 @@ static u64 queue_max_time(const struct kvm_events_queue *q)
 	return max(q->max_time, q->last_time);
 }
 
+/* The runs start again: max_time keeps the latest of those queued so far. */
+static void queue_forget_last_time(struct kvm_events_queue *q)
+{
+	q->max_time = queue_max_time(q);
+	q->last_time = 0;
+}
+
 /*
  * Only the last run is ever empty, so the runs never outnumber the
  * samples: there is room for one more.
@@ -761,8 +768,7 @@ static void kvm_events_queue__drop_empty(struct kvm_events_queue *q)
 		q->nr = 0;
 		q->limit = q->alloc;
 		q->runs[0] = (struct kvm_events_queue_run){ 0, 0 };
-		q->max_time = queue_max_time(q);
-		q->last_time = 0;
+		queue_forget_last_time(q);
 	}
 }
 
@@ -792,8 +798,7 @@ static void kvm_events_queue__hold(struct kvm_events_queue *q)
 	q->alloc_held = q->alloc;
 	q->items = NULL;
 	q->nr = q->alloc = q->limit = q->nr_runs = 0;
-	q->max_time = queue_max_time(q);
-	q->last_time = 0;
+	queue_forget_last_time(q);
 }
 
 /* perf's rule: at a round's end, what came before the previous one ended is due. */

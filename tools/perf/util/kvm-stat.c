@@ -181,16 +181,24 @@ static noinline struct vcpu_state *vcpu_state__find(struct kvm_events_report *re
 	return vcpu;
 }
 
+/* Thread @tid's vcpu_state if the cache holds it, else NULL */
+static __always_inline struct vcpu_state *
+vcpu_state__cached(const struct kvm_events_pairing *pairing, u32 tid)
+{
+	struct vcpu_state *vcpu = pairing->vcpu_cache[tid % PAIRING_CACHE];
+
+	return vcpu && vcpu->tid == tid ? vcpu : NULL;
+}
+
 static __always_inline struct vcpu_state *vcpu_state__get(struct kvm_events_report *report,
 							  const struct kvm_events_sample *s)
 {
-	struct vcpu_state **cached = &report->pairing->vcpu_cache[s->tid % PAIRING_CACHE];
-	struct vcpu_state *vcpu = *cached;
-
 	/* Every sample looks its vcpu up: the map only on a cache miss. */
-	if (vcpu && vcpu->tid == s->tid)
+	struct vcpu_state *vcpu = vcpu_state__cached(report->pairing, s->tid);
+
+	if (vcpu)
 		return vcpu;
-	return vcpu_state__find(report, s, cached);
+	return vcpu_state__find(report, s, &report->pairing->vcpu_cache[s->tid % PAIRING_CACHE]);
 }
 
 /*
@@ -676,9 +684,9 @@ static noinline void report__switch(struct kvm_events_report *report,
 				    const struct kvm_events_sample *s)
 {
 	struct kvm_events_pairing *pairing = report->pairing;
-	struct vcpu_state *vcpu = pairing->vcpu_cache[s->tid % PAIRING_CACHE];
+	struct vcpu_state *vcpu = vcpu_state__cached(pairing, s->tid);
 
-	if (!vcpu || vcpu->tid != s->tid)
+	if (!vcpu)
 		vcpu = switch__find_vcpu(pairing, s->tid);
 	/* A second part holds back what the first part's state decides. */
 	if (pairing->deferral && pairing->deferral->switched(report, vcpu, s))
