@@ -749,10 +749,11 @@ static int live__run_tracepoints(struct live *live)
 	ret = ret ?: live__start_browser(live);
 	if (!ret) {
 		live__loop(live);
-		pr_debug("perf kvm-events live: %llu records read, %llu samples perf could not parse\n",
-			 (unsigned long long)live->nr_records, (unsigned long long)live->nr_bad);
 		ret = live__workload_status(live);
 		ret = live__join_browser(live, ret);
+		/* After the browser: to stderr, not to a helpline about to go */
+		pr_debug("perf kvm-events live: %llu records read, %llu samples perf could not parse\n",
+			 (unsigned long long)live->nr_records, (unsigned long long)live->nr_bad);
 	} else if (live->evlist->workload.pid > 0) {
 		/* Forked, never started: it waits on a pipe closed with the evlist */
 		kill(live->evlist->workload.pid, SIGTERM);

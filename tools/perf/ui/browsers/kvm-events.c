@@ -4,7 +4,8 @@
  * place on live's timer, with keys to sort, filter, switch analysis and
  * open a key's detail.  What it shows is util/kvm-events-browse.c's; this
  * is the terminal, on perf's ui_browser and libslang, which redraws only
- * the lines that changed.
+ * the lines that changed.  live's main thread may write a message to
+ * the helpline while this draws: slang is used under ui__lock only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -114,7 +115,9 @@ static void browser__update(struct kvm_events_browser *kb)
 	free(kb->b.title);
 	kb->b.title = strdup(title);
 	ui_browser__show_title(&kb->b, title);
+	mutex_lock(&ui__lock);
 	ui_helpline__puts(kb->model->message[0] ? kb->model->message : helpline);
+	mutex_unlock(&ui__lock);
 	kb->model->message[0] = '\0';
 }
 
@@ -223,7 +226,9 @@ static int browser__tick(struct kvm_events_browser *kb)
 		return ret;
 	browser__update(kb);
 	ui_browser__refresh(&kb->b);
+	mutex_lock(&ui__lock);
 	SLsmg_refresh();
+	mutex_unlock(&ui__lock);
 	took = rdclock() - start;
 	kb->nr_refreshes++;
 	if (took > kb->slowest_ns) {
