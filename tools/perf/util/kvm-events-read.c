@@ -175,7 +175,6 @@ int kvm_events_read(struct kvm_events_input *input,
 		.size		= session->header.data_size,
 		.no_rounds	= perf_data__is_dir(data),
 		.stream		= perf_data__is_pipe(data),
-		.id_pos		= -1,
 		.pass_width	= UINT64_MAX,
 	};
 	const char *why = reader__cannot_read(session);

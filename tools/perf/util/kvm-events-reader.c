@@ -156,28 +156,27 @@ static u32 layout__raw_off(const struct sample_layout *layout, const u8 *base, u
 	return off + 4 <= size ? off : 0;
 }
 
-static u32 id_slot(u64 id, u32 mask)
-{
-	return (u32)((id * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
-}
-
-/* Every sample looks its id up: a table twice the ids, no collisions kept long. */
+/*
+ * Every sample looks its id up, in a table twice the ids.  The kernel
+ * numbers the events as they are opened, so that a recording's ids are
+ * mostly one range: id & mask is a slot of its own, without a hash.
+ */
 static int reader__index_ids(struct reader *r)
 {
 	u32 size = 2, i;
 
 	while (size < 2 * r->nr_layouts)
 		size *= 2;
-	r->by_id_slots = calloc(size, sizeof(*r->by_id_slots));
-	if (!r->by_id_slots)
+	r->by_id = calloc(size, sizeof(*r->by_id));
+	if (!r->by_id)
 		return -ENOMEM;
 	r->id_mask = size - 1;
 	for (i = 0; i < r->nr_layouts; i++) {
-		u32 slot = id_slot(r->layouts[i].id, r->id_mask);
+		u32 slot = r->layouts[i].id & r->id_mask;
 
-		while (r->by_id_slots[slot])
+		while (r->by_id[slot])
 			slot = (slot + 1) & r->id_mask;
-		r->by_id_slots[slot] = i + 1;
+		r->by_id[slot] = &r->layouts[i];
 	}
 	return 0;
 }
@@ -185,7 +184,7 @@ static int reader__index_ids(struct reader *r)
 void reader__free_layouts(struct reader *r)
 {
 	zfree(&r->layouts);
-	zfree(&r->by_id_slots);
+	zfree(&r->by_id);
 	r->nr_layouts = 0;
 }
 
@@ -225,15 +224,17 @@ int reader__init_layouts(struct reader *r, struct evlist *evlist, const char **w
 	reader__free_layouts(r);
 	reader__init_switches(r, evlist);
 	/* As evlist__event2evsel() finds the evsel of a sample */
-	r->id_pos = evlist->core.nr_entries > 1 ? evlist->id_pos : -1;
+	r->id_end = 0;
+	if (evlist->core.nr_entries > 1 && evlist->id_pos >= 0)
+		r->id_end = sizeof(struct perf_event_header) + (evlist->id_pos + 1) * sizeof(u64);
 	evlist__for_each_entry(evlist, evsel) {
-		if (r->id_pos >= 0 && evsel->id_pos != r->id_pos) {
+		if (r->id_end && evsel->id_pos != evlist->id_pos) {
 			*why = "the evsels' sample ids are at different places";
 			return 1;
 		}
 		nr += evsel->core.ids ? evsel->core.ids : 1;
 	}
-	if (evlist->core.nr_entries > 1 && r->id_pos < 0) {
+	if (evlist->core.nr_entries > 1 && !r->id_end) {
 		*why = "several evsels, and samples without an id";
 		return 1;
 	}
@@ -262,18 +263,16 @@ int reader__init_layouts(struct reader *r, struct evlist *evlist, const char **w
 static const struct sample_layout *reader__layout(struct reader *r,
 						  const union perf_event *event)
 {
+	const struct sample_layout *layout;
 	u32 slot;
 	u64 id;
 
-	if (r->id_pos < 0)
+	if (!r->id_end)
 		return r->nr_layouts ? &r->layouts[0] : NULL;
-	if ((r->id_pos + 1) * sizeof(u64) > event->header.size - sizeof(event->header))
+	if (r->id_end > event->header.size)
 		return NULL;
-	memcpy(&id, &event->sample.array[r->id_pos], sizeof(id));
-	for (slot = id_slot(id, r->id_mask); r->by_id_slots[slot];
-	     slot = (slot + 1) & r->id_mask) {
-		const struct sample_layout *layout = &r->layouts[r->by_id_slots[slot] - 1];
-
+	memcpy(&id, (const u8 *)event + r->id_end - sizeof(id), sizeof(id));
+	for (slot = id & r->id_mask; (layout = r->by_id[slot]); slot = (slot + 1) & r->id_mask) {
 		if (layout->id == id)
 			return layout;
 	}

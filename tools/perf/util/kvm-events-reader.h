@@ -43,10 +43,10 @@ struct reader {
 	const char			*path;
 	struct sample_layout		*layouts;
 	u32				nr_layouts;
-	/* Open addressing over layouts by id: index + 1, 0 for empty */
-	u32				*by_id_slots;
+	/* Open addressing over layouts by id, from slot id & id_mask; NULL: empty */
+	const struct sample_layout	**by_id;
 	u32				id_mask;
-	int				id_pos;	/* u64 index of the id, -1: none */
+	u32				id_end;	/* a sample's bytes up to its id's end, 0: no id */
 	bool				stale;	/* a pipe brought new evsels */
 	bool				no_rounds; /* a directory: sort at the end */
 	bool				stream;	/* a pipe, or a file in its format */
