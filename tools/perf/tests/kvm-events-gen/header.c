@@ -100,7 +100,7 @@ static bool is_dummy(const struct kvmgen *g, unsigned int i)
 
 static u64 evsel_id(const struct kvmgen *g, unsigned int i, u32 cpu)
 {
-	return is_dummy(g, i) ? DUMMY_SAMPLE_ID_BASE + cpu : sample_id(g, g->tps[i], cpu);
+	return is_dummy(g, i) ? dummy_id(g, cpu) : sample_id(g, g->tps[i], cpu);
 }
 
 /* The evsel that gets the side-band records perf record asks for */

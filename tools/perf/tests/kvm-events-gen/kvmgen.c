@@ -108,6 +108,10 @@
  *                kvm_userspace_exit, ...; .truth and .events have the
  *                vmexit analysis only (the others time other spans
  *                without them)
+ *   ids=spread   the events' ids ID_SPREAD apart, not one after another:
+ *                the kernel numbers the events of all tools in one
+ *                sequence, and a power of two apart they share every
+ *                slot of a table indexed by the ids' low bits
  *
  * All scenarios have 4 vcpus (threads 4251, 4249, 4252 and 4250 for vcpus
  * 0-3) of pid 4242, except two-vms.  The files are written in this host's
@@ -288,7 +292,10 @@ static int resize_vm(struct kvmgen *g, const char *value)
 	return 0;
 }
 
-/* The modifiers with a value: round=N, vcpus=N, cpus=pinned, events=vmexit|default */
+/*
+ * The modifiers with a value: round=N, vcpus=N, cpus=pinned,
+ * events=vmexit|default, ids=spread
+ */
 static int parse_setting(struct kvmgen *g, char *name)
 {
 	char *value = strchr(name, '=');
@@ -300,6 +307,10 @@ static int parse_setting(struct kvmgen *g, char *name)
 		return resize_vm(g, value);
 	if (!strcmp(name, "cpus") && !strcmp(value, "pinned")) {
 		g->layout.pinned = true;
+		return 0;
+	}
+	if (!strcmp(name, "ids") && !strcmp(value, "spread")) {
+		g->layout.id_stride = ID_SPREAD;
 		return 0;
 	}
 	if (strcmp(name, "events") || g->sc->arch != ARCH_X86)
@@ -321,6 +332,7 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 	g->layout.sample_type = KVM_SAMPLE_TYPE;
 	g->layout.read_format = KVM_READ_FORMAT;
 	g->layout.round_size = SAMPLES_PER_ROUND;
+	g->layout.id_stride = 1;
 	g->nr_cpus = NR_HOST_CPUS;
 	while ((name = strsep(&modifiers, "+")) != NULL) {
 		if (strchr(name, '=')) {

@@ -40,6 +40,8 @@
 #define FIRST_EVENT_TIME	1234567890123ULL
 /* One perf event per tracepoint and cpu: id = base + tp * cpus + cpu */
 #define SAMPLE_ID_BASE		1000
+/* +ids=spread: the distance between two ids */
+#define ID_SPREAD		(1ULL << 20)
 #define SAMPLES_PER_ROUND	1024
 /* vmx-percpu: room for any sample, and the samples written a round late */
 #define PERCPU_RECORD_MAX	1024
@@ -651,6 +653,8 @@ struct layout {
 	/* +events=vmexit|default: record --event's tracepoints only, or 0: all */
 	u64 tp_mask;
 	bool pinned;		/* +cpus=pinned: no vcpu moves to another cpu */
+	/* +ids=spread: the ids' distance, 1: perf record's own, one after another */
+	u64 id_stride;
 };
 
 struct kvmgen {
@@ -713,6 +717,8 @@ void out_u64(struct out_file *o, u64 val);
 void out_header_string(struct out_file *o, const char *str);
 u8 *put_u32(u8 *p, u32 val);
 u64 sample_id(const struct kvmgen *g, enum kvm_tp tp, u32 cpu);
+/* The id of system-wide's dummy:u event on @cpu */
+u64 dummy_id(const struct kvmgen *g, u32 cpu);
 const struct arch_desc *arch_of(const struct scenario *sc);
 const char *tp_name(const struct kvmgen *g, enum kvm_tp tp);
 const char *tp_system(const struct kvmgen *g, enum kvm_tp tp);

@@ -161,7 +161,12 @@ static u32 raw_data_size(const struct tp_format *fmt)
 
 u64 sample_id(const struct kvmgen *g, enum kvm_tp tp, u32 cpu)
 {
-	return SAMPLE_ID_BASE + g->tp_slot[tp] * g->nr_cpus + cpu;
+	return SAMPLE_ID_BASE + (g->tp_slot[tp] * g->nr_cpus + cpu) * g->layout.id_stride;
+}
+
+u64 dummy_id(const struct kvmgen *g, u32 cpu)
+{
+	return DUMMY_SAMPLE_ID_BASE + cpu * g->layout.id_stride;
 }
 
 const struct arch_desc *arch_of(const struct scenario *sc)
@@ -448,7 +453,7 @@ void write_switch(struct kvmgen *g, u32 cpu, u64 time,
 {
 	bool wide = g->layout.system_wide;
 	u64 type = wide ? DUMMY_SAMPLE_TYPE : g->layout.sample_type;
-	u64 id = wide ? DUMMY_SAMPLE_ID_BASE + cpu : sample_id(g, g->tps[0], cpu);
+	u64 id = wide ? dummy_id(g, cpu) : sample_id(g, g->tps[0], cpu);
 	struct perf_event_header hdr = {
 		.type = wide ? PERF_RECORD_SWITCH_CPU_WIDE : PERF_RECORD_SWITCH,
 		.misc = misc,

@@ -50,8 +50,9 @@ done
 
 # The shapes of make bench's rows (kvmgen's settings): rounds of 26 and
 # of 30,000 samples, per-CPU runs, 64 vcpus on 64 CPUs, moving and
-# pinned, the tracepoints of record --event vmexit and of its default:
-# exact to the truth, and the same through both readers.
+# pinned, the tracepoints of record --event vmexit and of its default;
+# and ids a power of two apart, all in one slot of the reader's table by
+# id: exact to the truth, and the same through both readers.
 #
 # And which way a flush of 64 CPUs' runs reached the pairing, as -v says
 # it (the counts of flushes run after run, thread by thread, then through
@@ -67,7 +68,8 @@ flushes() {
 }
 for shape in vmx+round=26 vmx-percpu+round=30000 vmx-percpu+vcpus=64+round=8192 \
 	     vmx-percpu+vcpus=64+cpus=pinned+round=8192 \
-	     vmx+events=vmexit vmx-percpu+events=default+vcpus=16; do
+	     vmx+events=vmexit vmx-percpu+events=default+vcpus=16 \
+	     vmx-percpu+system-wide+ids=spread; do
 	data="$dir/shape.data"
 	if ! "$KVMGEN" "$data" "$shape" 20000 > /dev/null 2>&1; then
 		echo "FAIL: kvmgen $shape"
