@@ -13,7 +13,8 @@
 # by the report and upstream under `taskset -c 0`: a KVM host's cores are
 # busy running its VMs.  The table gives the median wall time of
 # BENCH_RUNS runs, the ratios to upstream (on one CPU, to upstream's on
-# one CPU) and to cat, the wall time per sample of the file, and, from
+# one CPU), each the median of the runs' own ratios to the upstream run
+# of their turn, and to cat, the wall time per sample of the file, and, from
 # one more run, peak RSS and peak anonymous memory.  The table goes to
 # standard output, to build/bench.txt (the last run's, overwritten) and
 # to build/bench/results.txt, beside the bench's other files.
@@ -108,12 +109,33 @@ median() {
 	tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
+# paired_ratio UPSTREAM TIMES: the median of upstream's time over the
+# reader's, run by run, as "N.Nx", or "-".  The host this was tuned on (a
+# VM on a shared machine) ran everything up to 1.5 times slower for
+# seconds at a time: the two runs of a turn, a second apart, share such
+# a phase, where the medians of each reader's runs apart may not.
+paired_ratio() {
+	local ratio
+
+	ratio=$(awk -v u="$1" -v t="$2" 'BEGIN {
+		n = split(u, up, " "); split(t, own, " ")
+		for (i = 1; i <= n; i++)
+			if (up[i] ~ /^[0-9.]+$/ && own[i] ~ /^[0-9.]+$/ && own[i] > 0)
+				print up[i] / own[i]
+	}' | median)
+	if [ -n "$ratio" ]; then
+		awk -v r="$ratio" 'BEGIN { printf "%.1fx", r }'
+	else
+		echo -
+	fi
+}
+
 # bench_input LABEL FILE: every reader of FILE, in turns; the last two
 # on one CPU, as on a host whose other cores run its VMs
 bench_input() {
 	local label=$1 file=$2 input=/dev/null path=$2 size reader i t up samples
 	local -a names=(kvm-events "threads 1" generic upstream cat "1 CPU" "upstr 1 CPU")
-	local -a times=("" "" "" "" "" "" "")
+	local -a times=("" "" "" "" "" "" "") ratios
 
 	# A pipe recording is read as perf reads a pipe: on standard input.
 	if [[ $label == *pipe* ]]; then
@@ -148,19 +170,22 @@ bench_input() {
 		done
 	done
 	for i in "${!cmds[@]}"; do
+		up=3
+		[ $i -ge 5 ] && up=6
+		ratios[i]=$(paired_ratio "${times[up]}" "${times[i]}")
+	done
+	for i in "${!cmds[@]}"; do
 		times[i]=$(echo ${times[i]} | median)
 	done
 	for i in "${!cmds[@]}"; do
 		t=${times[i]}
-		up=${times[3]}
-		[ $i -ge 5 ] && up=${times[6]}
 		# shellcheck disable=SC2086
 		${cmds[$i]} < "$input" > /dev/null 2>&1 &
 		read -r rss anon < <(peak_memory $!)
 		wait
 		printf "%-40s %7s %-11s %8.3f %8s %8s %8s %7s %7s %s\n" "$label" "${size}M" \
 			"${names[i]}" "$t" \
-			"$(awk -v a="$t" -v u="$up" 'BEGIN { if (a > 0 && u ~ /^[0-9.]+$/) printf "%.1fx", u / a; else print "-" }')" \
+			"${ratios[i]}" \
 			"$(awk -v a="$t" -v c="${times[4]}" 'BEGIN { if (c > 0) printf "%.2f", a / c; else print "-" }')" \
 			"$(awk -v a="$t" -v n="$samples" 'BEGIN { if (n > 0) printf "%.0f", a * 1e9 / n; else print "-" }')" \
 			"$rss" "$anon" "$([ $i = 0 ] && echo "$reader")"
@@ -292,7 +317,7 @@ bench_browser() {
 
 header() {
 	echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%F), perf $($perf version | cut -d' ' -f3)"
-	echo "x upstream: how many times faster than perf kvm stat report; x cat: wall time over cat's"
+	echo "x upstream: how many times faster than perf kvm stat report, the median of each run's ratio to upstream's run of its turn; x cat: wall time over cat's"
 	echo "ns/smp: wall time over the file's samples; 1 CPU: under taskset -c 0, x upstream against upstream's on 1 CPU"
 	printf "%-40s %7s %-11s %8s %8s %8s %8s %7s %7s %s\n" input size reader "time s" "x upstr" "x cat" "ns/smp" "RSS MB" "anon MB" "path"
 }
