@@ -281,7 +281,7 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out" || exit 1
-trap 'rm -rf "$out"/*.data "$out"/*.pipe "$out"/*.dir' EXIT
+trap 'rm -rf "$out"/*.data* "$out"/*.pipe "$out"/*.dir' EXIT
 
 # browser_refresh FILE [taskset -c 0]: what the slowest refresh of report
 # --tui --key rip over FILE cost, as perf -v says it: "X ms with N keys"
@@ -301,6 +301,7 @@ browser_refresh() {
 		sleep 0.1
 	done
 	tmux -S "$sock" kill-server 2> /dev/null
+	rm -f "$sock" "$out/browser.log"
 	echo "${line:-not measured}"
 }
 
@@ -312,7 +313,8 @@ bench_browser() {
 	"$kvmgen" "$f" vmx 10200 > /dev/null 2>&1 || return
 	echo "browser (report --tui --key rip, one refresh; target under 50 ms):" \
 		"$(browser_refresh "$f"); on 1 CPU: $(browser_refresh "$f" taskset -c 0)"
-	rm -f "$f"
+	# kvmgen's ground truth and event list beside it too
+	rm -f "$f"*
 }
 
 header() {
