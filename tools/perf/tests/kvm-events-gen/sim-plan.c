@@ -509,6 +509,19 @@ static bool loses_kvm_exit(const struct kvmgen *g, const struct vcpu *v)
 	       v->exits_done % ORPHAN_ENTRY_PERIOD == 8;
 }
 
+/* The cycle's exit: the recording's last, cut off, or one at random */
+static void plan_cycle_exit(struct kvmgen *g, struct vcpu *v, u32 guest_ns)
+{
+	unsigned int exit_pos = v->nr_steps;
+
+	if (g->sc->cut_off && v->exits_left == 1) {
+		plan_cut_off_exit(g, v, guest_ns);
+		return;
+	}
+	plan_random_exit(g, v, guest_ns);
+	plan_switches(g, v, exit_pos);
+}
+
 /* Guest runs for a while, then the next exit and what it brings. */
 static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 {
@@ -530,14 +543,7 @@ static void plan_next_cycle(struct kvmgen *g, struct vcpu *v)
 		s->detail = ENTRY_WITHOUT_EXIT;
 		guest_ns -= guest_ns / 2;
 	}
-	if (g->sc->cut_off && v->exits_left == 1) {
-		plan_cut_off_exit(g, v, guest_ns);
-	} else {
-		unsigned int exit_pos = v->nr_steps;
-
-		plan_random_exit(g, v, guest_ns);
-		plan_switches(g, v, exit_pos);
-	}
+	plan_cycle_exit(g, v, guest_ns);
 	v->exits_left--;
 	v->exits_done++;
 }
