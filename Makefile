@@ -31,8 +31,9 @@
 #                   chromium: make deps-optional)
 #   make series     write the work as a git am-able series to build/series
 #   make series-check
-#                   build perf after each patch of the series, and run
-#                   checkpatch on each (it takes about 20 minutes)
+#                   build perf (and kvmgen, once tests run it)
+#                   after each patch of the series, and run checkpatch on
+#                   each (it takes about 20 minutes)
 #   make clean      remove the build folder and ./perf
 
 BUILD     ?= $(CURDIR)/build
@@ -71,9 +72,12 @@ PERF_MAKE := $(MAKE) -s -C $(TREE)/tools/perf O=$(OUT) -j$(JOBS) \
 # it (beside the perf found first in PATH): `make perf` builds
 # $(OUT)/kvmgen, so check, bench, fuzz and run, which need ./perf, have it.
 KVMGEN_SRC = $(TREE)/tools/perf/tests/kvm-events-gen
-KVMGEN_CFLAGS := -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+# (KVMGEN_FLAGS, without the headers: series-check builds kvmgen too, with
+# each patch's own)
+KVMGEN_FLAGS := -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	-Wno-type-limits -Wmissing-prototypes -Wmissing-declarations \
-	-Wstrict-prototypes -Wdeclaration-after-statement -Wshadow \
+	-Wstrict-prototypes -Wdeclaration-after-statement -Wshadow
+KVMGEN_CFLAGS := $(KVMGEN_FLAGS) \
 	-I$(TREE)/tools/include -I$(TREE)/tools/include/uapi \
 	-I$(TREE)/tools/perf -I$(TREE)/tools/lib/perf/include
 
@@ -255,7 +259,8 @@ series: tree
 
 series-check: series
 	@scripts/series-check.sh $(BASE) $(BUILD)/series $(BUILD)/series-tree \
-		$(BUILD)/series-out "-j$(JOBS) $(PERF_FEATURES) $(EXTRA_PERF_FLAGS)"
+		$(BUILD)/series-out "-j$(JOBS) $(PERF_FEATURES) $(EXTRA_PERF_FLAGS)" \
+		"$(KVMGEN_FLAGS)"
 
 bench: perf
 	@scripts/bench.sh $(PERF)

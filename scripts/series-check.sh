@@ -1,13 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# series-check.sh BASE SERIES TREE OUT PERF_MAKE_ARGS
+# series-check.sh BASE SERIES TREE OUT PERF_MAKE_ARGS KVMGEN_FLAGS
 #
 # That the series bisects: applies SERIES (written by series.py, with its
 # repository SERIES.git) to a copy of BASE in TREE one patch at a time,
 # builds perf after each into OUT (incrementally: only the first build is
 # a full one), and runs checkpatch on each patch.  Stops at the first
 # patch that does not build or that checkpatch complains about.
+#
+# kvmgen, the tests' generator, comes in parts that link only once the
+# last is in.  From the first patch whose shell tests run it, each patch
+# must link it too (with KVMGEN_FLAGS and the tree's headers, as make
+# builds it).
 #
 # checkpatch runs without two checks: FILE_PATH_CHANGES, as tools/perf/
 # is all the perf maintainers' already, and SPDX_LICENSE_TAG, as perf's
@@ -20,8 +25,24 @@ series=$2
 tree=$3
 out=$4
 make_args=$5
+kvmgen_flags=$6
 repo="$series.git"
 checkpatch="$base/scripts/checkpatch.pl"
+kvmgen_src="$tree/tools/perf/tests/kvm-events-gen"
+
+# tests_run_kvmgen: whether the tree's shell tests run kvmgen
+tests_run_kvmgen() {
+	grep -qs kvmgen "$tree"/tools/perf/tests/shell/*.sh \
+		"$tree"/tools/perf/tests/shell/lib/*
+}
+
+# build_kvmgen: the tree's kvmgen into OUT, if it links
+build_kvmgen() {
+	# shellcheck disable=SC2086
+	gcc $kvmgen_flags -I"$tree/tools/include" -I"$tree/tools/include/uapi" \
+		-I"$tree/tools/perf" -I"$tree/tools/lib/perf/include" \
+		-o "$out/kvmgen" "$kvmgen_src"/*.c > "$out/kvmgen.log" 2>&1
+}
 
 nr=$(ls "$series"/*.patch | wc -l)
 rm -rf "$tree" "$out"
@@ -51,6 +72,11 @@ for commit in $(git -C "$repo" rev-list --reverse "HEAD~$nr..HEAD"); do
 		echo "error: patch $i does not build: $subject" >&2
 		exit 1
 	fi
+	if tests_run_kvmgen && ! build_kvmgen; then
+		grep -E 'error|undefined' "$out/kvmgen.log" | head -20
+		echo "error: patch $i: its tests run kvmgen, which does not build: $subject" >&2
+		exit 1
+	fi
 	msg=$(perl "$checkpatch" --no-tree --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG - < "$patch" 2>&1) || true
 	if [ -n "$msg" ]; then
@@ -60,4 +86,4 @@ for commit in $(git -C "$repo" rev-list --reverse "HEAD~$nr..HEAD"); do
 	fi
 	echo "  ok    $i/$nr $subject"
 done
-echo "  SERIES every prefix of the $nr patches builds, and checkpatch is clean"
+echo "  SERIES every prefix of the $nr patches builds, kvmgen too where tests run it, and checkpatch is clean"
