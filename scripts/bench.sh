@@ -31,7 +31,8 @@
 # VM), in time order and in per-CPU runs; 6 vcpus in rounds of 8,192;
 # 64 vcpus on 64 CPUs, moving on wakeups and pinned; the tracepoints of
 # record --event vmexit (no sample but the analysis') and of its default
-# (18% mmio and pio);
+# (18% mmio and pio); two VMs' vcpus in one file; and an AMD host's
+# (svm: its exit codes and its kernel's formats);
 # the browser's refresh of 10,000 keys (report --tui, in tmux);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
@@ -349,7 +350,7 @@ for pairs in $shape_pairs_list; do
 		     vmx-percpu+round=26 vmx-percpu+round=100000 \
 		     vmx-percpu+vcpus=6+round=8192 vmx-percpu+vcpus=64+round=10000 \
 		     vmx-percpu+vcpus=64+cpus=pinned+round=10000 \
-		     vmx+events=vmexit vmx+events=default; do
+		     vmx+events=vmexit vmx+events=default two-vms svm; do
 		bench_generated "$shape" "$pairs"
 	done
 done
