@@ -5,7 +5,10 @@
 #   make            build ./perf (tree from Debian's linux-source-6.12)
 #                   and kvmgen, the tests' generator, beside it
 #   make KSRC=DIR   take the base tree from DIR instead (read only)
-#   make check      run the tests and checkpatch
+#   make check      run the tests and checkpatch, the test machines' beside
+#                   the host's; it ends with a table of where its time went
+#   make check-host the host's tests and checkpatch only, for the edit
+#                   loop (a few minutes; no test machine)
 #   make check SANITIZE=1
 #                   the same with a perf built with ASan and UBSan
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_MODE=file|pipe|stdin|dir]
@@ -93,7 +96,7 @@ define build-kvmgen
 endef
 
 .PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional deps-check \
-	tree check vm-check run readme-picture series series-check bench fuzz \
+	tree check check-host vm-check run readme-picture series series-check bench fuzz \
 	clean FORCE
 
 all: perf
@@ -198,15 +201,44 @@ perf-san: deps tree
 	@echo "  PERF   $(SAN_OUT)/perf (ASan, UBSan)"
 	$(call build-kvmgen,$(SAN_OUT))
 
+# make check's time table starts with its builds: timed TARGET LABEL makes
+# TARGET and writes its seconds to CHECK_TIMES.
+CHECK_TIMES := $(BUILD)/check-times
+define timed
+	@start=$$(date +%s); $(MAKE) --no-print-directory $(1) || exit 1; \
+		echo "$$(($$(date +%s) - start)) $(2)" >> $(CHECK_TIMES)
+endef
+
 ifeq ($(SANITIZE),1)
-check: perf-san deps-check
-	@mkdir -p $(dir $(SAN_LOG))
-	@$(SAN_ENV) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
+check:
+	@mkdir -p $(BUILD) $(dir $(SAN_LOG)) && rm -f $(CHECK_TIMES)
+	$(call timed,perf-san,build: the ASan and UBSan perf (and kvmgen))
+	$(call timed,deps-check,the tests' packages)
+	@$(SAN_ENV) CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
+
+check-host:
+	@mkdir -p $(BUILD) $(dir $(SAN_LOG)) && rm -f $(CHECK_TIMES)
+	$(call timed,perf-san,build: the ASan and UBSan perf (and kvmgen))
+	$(call timed,deps-check,the tests' packages)
+	@$(SAN_ENV) CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh --host $(SAN_OUT)/perf $(BASE) $(TREE)
 else
 # and the arm64 guest tests, with the arm64 perf, in the arm64 test
-# machine (the sanitized run leaves them out: no arm64 ASan perf)
-check: perf perf-arm64 deps-check
-	@ARM64_PERF=$(ARM64_OUT)/perf scripts/check.sh $(PERF) $(BASE) $(TREE)
+# machine (the sanitized run leaves them out: no arm64 ASan perf).  The
+# arm64 perf is built in check.sh's second lane, beside the host's tests.
+check:
+	@mkdir -p $(BUILD) && rm -f $(CHECK_TIMES)
+	$(call timed,perf,build: perf (and kvmgen))
+	$(call timed,deps-check,the tests' packages)
+	@ARM64_PERF=$(ARM64_OUT)/perf CHECK_TIMES=$(CHECK_TIMES) \
+		ARM64_BUILD="$(MAKE) --no-print-directory -C $(CURDIR) perf-arm64" \
+		scripts/check.sh $(PERF) $(BASE) $(TREE)
+
+# The edit loop's check: the host's tests and checkpatch, no test machine
+check-host:
+	@mkdir -p $(BUILD) && rm -f $(CHECK_TIMES)
+	$(call timed,perf,build: perf (and kvmgen))
+	$(call timed,deps-check,the tests' packages)
+	@CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh --host $(PERF) $(BASE) $(TREE)
 endif
 
 VM_KERNEL ?= 6.12

@@ -27,12 +27,25 @@ ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libelf-dev:arm64
 [ "${1:-}" = --arm64 ] && set -- $ARM64
 PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev libslang2-dev xz-utils perl python3 clang}
 
-missing=""
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
-done
+# missing_packages: those of PKGS that are not installed, into $missing
+missing_packages() {
+	missing=""
+	for p in $PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+}
+
+missing_packages
 [ -z "$missing" ] && exit 0
+# make check's lanes may ask at once (the test machines run side by
+# side), and apt-get takes one install at a time: the others wait, then
+# find what the first installed.
+if [ "$(id -u)" = 0 ] && command -v flock > /dev/null; then
+	exec 9> /tmp/kvm-events-deps.lock && flock 9
+	missing_packages
+	[ -z "$missing" ] && exit 0
+fi
 
 add_arch=""
 case $missing in

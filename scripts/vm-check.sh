@@ -87,9 +87,8 @@ else
 	echo "--- the guest tests (${tests[*]}), in the test machine on Debian's $kernel kernel:"
 fi
 (cd "$top" && "$top/scripts/vm.sh" -a $arch -k "$kernel" -t 1800 "${writable[@]}" -- \
-	"$perf" test -S -v "${tests[@]}") > "$log" 2>&1
-status=$?
-cat "$log"
+	"$perf" test -S -v "${tests[@]}") 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
 echo "--- the test machine took $(($(date +%s) - start)) s"
 [ $status = 3 ] && exit 3
 ran=$(grep -E -c ': (Ok|FAILED!?|Skip)' "$log")

@@ -102,6 +102,8 @@ if [ -n "${writable:-}" ]; then
 fi
 hostname kvm-events-vm
 
+# The host's make check times the boot up to here (scripts/check.sh).
+echo "test machine: up" > /dev/console
 # Through a pipe, not the console: the command's output is no terminal.
 chroot $root /bin/bash "$run/command" 2>&1 | cat > /dev/console
 sync
