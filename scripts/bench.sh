@@ -358,8 +358,7 @@ bench_browser
 
 if [ "${BENCH_GUEST:-1}" = 0 ]; then
 	echo "BENCH_GUEST=0: no recording of the guest, no slowdown"
-elif [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
-     { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; }; then
+elif "$top/scripts/hardware-kvm.sh"; then
 	record_guest "$out" && bench_guest
 	echo
 	guest_slowdown "$guest_n"
@@ -374,6 +373,6 @@ else
 	echo "real VMX host gave 1.88x under record and 1.40x under kvm stat record).  The"
 	echo "ratios between the recorders are the fair figure."
 	"$top/scripts/vm.sh" -i -w "$out" -- "$0" "$perf" --slowdown "$out" > "$out/vm.log" 2>&1
-	grep -v 'reboot: Power down' "$out/vm.log"
+	grep -v -E 'reboot: Power down|^test machine: up$' "$out/vm.log"
 fi
 } | tee "$results" "$top/build/bench.txt"

@@ -137,7 +137,7 @@ for s in vmx svm vmx-old unpaired arm64 s390 ppc64le riscv64 loongarch64 pvm \
 	# the ground truth files beside it are no seeds
 	rm -f "$dir/seeds/$s.data."*
 done
-if [ "$mode" = file ] && [ -c /dev/kvm ] && [ "$(id -u)" = 0 ] &&
+if [ "$mode" = file ] && "$(dirname "$0")/hardware-kvm.sh" &&
    "$perf" kvm-events record -q --event all -o "$dir/seeds/guest.data" -- \
 	"$perf" test -w kvmguest 5 3 4 2 > "$dir/record.log" 2>&1; then
 	rm -f "$dir/seeds/guest.data.old"
