@@ -54,7 +54,8 @@ rows() {
 # a recording of more than kvm_exit and kvm_entry its arm64 times are not
 # the exit-to-entry spans; the checker takes those from perf script.
 perf kvm-events report -i "$dir/guest.data" --event vmexit | rows > "$dir/ours"
-perf kvm -i "$dir/guest.data" stat report --stdio --event vmexit 2>&1 | rows > "$dir/upstream"
+upstream perf kvm -i "$dir/guest.data" stat report --stdio --event vmexit 2>&1 |
+	rows > "$dir/upstream"
 if [ "$(wc -l < "$dir/ours")" -lt 4 ] || ! cmp -s "$dir/ours" "$dir/upstream"; then
 	echo "FAIL: --event vmexit: perf kvm stat differs (ours, then theirs):"
 	cat "$dir/ours" "$dir/upstream"

@@ -44,7 +44,7 @@ rows() {
 # guest's last exit, to the VMM that ends it, is not in its table.
 for analysis in vmexit mmio ioport; do
 	perf kvm-events report -i "$dir/guest.data" --event $analysis | rows > "$dir/ours"
-	perf kvm -i "$dir/guest.data" stat report --stdio --event $analysis 2>&1 |
+	upstream perf kvm -i "$dir/guest.data" stat report --stdio --event $analysis 2>&1 |
 		rows > "$dir/upstream"
 	join "$dir/ours" "$dir/upstream" > "$dir/both"
 	if [ "$(wc -l < "$dir/both")" -lt 2 ] ||

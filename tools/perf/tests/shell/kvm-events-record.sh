@@ -63,7 +63,7 @@ grep -q "^Samples without time:1 (no end event:1, no begin event:0)\.$" "$dir/us
 	{ echo "FAIL: userspace: only the HLT exit may lack a time"; cat "$dir/userspace"; err=1; }
 
 # Recorded by perf kvm stat record or perf record -e 'kvm:*': the same keys.
-taskset -c 0 perf kvm stat record -q -o "$dir/stat.data" -- \
+upstream taskset -c 0 perf kvm stat record -q -o "$dir/stat.data" -- \
 	perf test -w kvmguest 7 5 4 3 > /dev/null 2>&1 || err=1
 taskset -c 0 perf record -q -e 'kvm:*' -o "$dir/all.data" -- \
 	perf test -w kvmguest 7 5 4 3 > /dev/null 2>&1 || err=1

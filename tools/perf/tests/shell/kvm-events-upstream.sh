@@ -15,7 +15,7 @@ need_kvmgen
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 test_init
 
-if ! perf kvm stat report -h 2>&1 | grep -q -- '--event'; then
+if ! upstream perf kvm stat report -h 2>&1 | grep -q -- '--event'; then
 	echo "skip: this perf has no perf kvm stat for this architecture"
 	exit 2
 fi
@@ -44,8 +44,8 @@ for scenario in vmx svm vmx-old; do
 			[ "$analysis" = vmexit ] && unknown=1
 			perf kvm-events report -i "$data" --event $analysis $vcpu |
 				rows $unknown > "$dir/ours"
-			perf kvm -i "$data" stat report --stdio --event $analysis $vcpu 2>&1 |
-				rows 0 > "$dir/upstream"
+			upstream perf kvm -i "$data" stat report --stdio \
+				--event $analysis $vcpu 2>&1 | rows 0 > "$dir/upstream"
 			if [ ! -s "$dir/ours" ] || ! diff -u "$dir/upstream" "$dir/ours"; then
 				echo "FAIL: $scenario --event $analysis $vcpu: reports differ"
 				err=1
