@@ -29,7 +29,9 @@ Each patch's state of a file is its final state (TREE, the laid tree)
 without the lines that later steps claim.  The script checks that every
 file of ours and every upstream file the final patches change is brought
 by one step, that each claim matches exactly one place, that the last
-state is TREE, and that no patch adds more than MAX_LINES lines.
+state is TREE, that no patch adds more than MAX_LINES lines, and that no
+patch file, as mailed (its message, context and binary data too), is
+longer than MAX_PATCH_LINES lines.
 """
 
 import os
@@ -40,6 +42,8 @@ import sys
 
 # "No patch over about 1,000 lines"
 MAX_LINES = 1050
+# ...and none that takes more than this to read, whole
+MAX_PATCH_LINES = 1200
 SIGN_OFF = "Signed-off-by: perf kvm-events <kvm-events@localhost>"
 
 top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -195,6 +199,13 @@ def main():
     nr = sum(1 for kind, _ in entries if kind in ("patch", "step"))
     git(repo, "format-patch", "-q", "--binary", "--no-signature", "-o", os.path.abspath(out),
         f"HEAD~{nr}")
+    names = [f"patches/{name}" if kind == "patch" else f"patches/steps/{name}"
+             for kind, name in entries if kind in ("patch", "step")]
+    for name, patch in zip(names, sorted(f for f in os.listdir(out) if f.endswith(".patch"))):
+        with open(os.path.join(out, patch)) as f:
+            length = sum(1 for _ in f)
+        if length > MAX_PATCH_LINES:
+            die(f"{name} makes {patch}, {length} lines long, more than {MAX_PATCH_LINES}")
     print(f"  SERIES {out}: {nr} patches")
 
 
