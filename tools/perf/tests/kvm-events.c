@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf kvm-events: decoders and pairing, on samples built in memory from
- * real kvm tracepoint format texts.
+ * perf kvm-events: pairing, on samples built in memory from real kvm
+ * tracepoint format texts.
  */
-#include <byteswap.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -12,45 +10,11 @@
 
 #include "debug.h"
 #include "kvm-events-common.h"
+#include "kvm-events-formats.h"
 #include "tests.h"
 #include "util/kvm-events.h"
-#include "util/kvm-events-analysis.h"
 #include "util/kvm-events-sched.h"
 #include "util/sample.h"
-
-/* A format's last line: print fmt: "FMT", ARGS */
-#define PRINT_FMT(fmt, args)	"print fmt: \"" fmt "\", " args "\n"
-
-#define COMMON_FIELDS \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-/* kvm_exit as 6.12 x86 records it: one format for VMX and SVM */
-static const char kvm_exit_6_12[] =
-	"name: kvm_exit\nID: 103\nformat:\n" COMMON_FIELDS
-	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 intr_info;\toffset:48;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 error_code;\toffset:52;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned int vcpu_id;\toffset:56;\tsize:4;\tsigned:0;\n"
-	"\tfield:u64 requests;\toffset:64;\tsize:8;\tsigned:0;\n\n"
-	PRINT_FMT("vcpu %u reason %u rip 0x%lx", "REC->vcpu_id, REC->exit_reason, REC->guest_rip");
-
-/* kvm_exit before 5.x: no vcpu_id, so vcpus are known from kvm_entry */
-static const char kvm_exit_old[] =
-	"name: kvm_exit\nID: 1289\nformat:\n" COMMON_FIELDS
-	"\tfield:unsigned int exit_reason;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned long guest_rip;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 isa;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:u64 info1;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 info2;\toffset:40;\tsize:8;\tsigned:0;\n\n"
-	PRINT_FMT("reason %u rip 0x%lx info %llx %llx",
-		  "REC->exit_reason, REC->guest_rip, REC->info1, REC->info2");
 
 static const char kvm_entry_6_12[] =
 	"name: kvm_entry\nID: 115\nformat:\n" COMMON_FIELDS
@@ -78,19 +42,6 @@ static const char kvm_pio_6_12[] =
 	"\tfield:unsigned int count;\toffset:20;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned int val;\toffset:24;\tsize:4;\tsigned:0;\n\n"
 	PRINT_FMT("pio_%u at 0x%x", "REC->rw, REC->port");
-
-/* A kvm_pio whose port field is 3 bytes long: no integer the decoder reads */
-static const char kvm_pio_odd_port[] =
-	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
-	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned char port[3];\toffset:12;\tsize:3;\tsigned:0;\n\n"
-	PRINT_FMT("pio_%u", "REC->rw");
-
-/* A kvm_pio whose port field is gone: the decoder must refuse it. */
-static const char kvm_pio_no_port[] =
-	"name: kvm_pio\nID: 110\nformat:\n" COMMON_FIELDS
-	"\tfield:unsigned int rw;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	PRINT_FMT("pio_%u", "REC->rw");
 
 /*
  * The exit tracepoints of the other architectures and the x86 nested and
@@ -154,21 +105,6 @@ struct kvm_fixture {
 	u32				pid;	/* of the samples fed, 0: 4242 */
 	u8				raw[128];
 };
-
-static struct tep_event *parse_system_format(struct tep_handle *tep,
-					     const char *text, const char *system)
-{
-	struct tep_event *event = NULL;
-
-	if (tep_parse_format(tep, &event, text, strlen(text), system))
-		return NULL;
-	return event;
-}
-
-static struct tep_event *parse_format(struct tep_handle *tep, const char *text)
-{
-	return parse_system_format(tep, text, "kvm");
-}
 
 static int decoder_from(struct kvm_fixture *f, struct kvm_events_decoder *dec,
 			const char *text)
@@ -339,147 +275,6 @@ static int check_key(struct kvm_events_report *report, const char *name,
 static bool buckets_add_up(const struct kvm_events_totals *t)
 {
 	return u64_is(t->keyed + t->paired_end + t->filtered + t->unused, t->read);
-}
-
-/*
- * kvm_exit with reason 30, isa SVM and vcpu 3, in either format; @swap:
- * as a host of the other byte order writes it
- */
-static void put_exit_raw(u8 *raw, bool swap)
-{
-	u32 reason = 30, vcpu = 3, isa = KVM_EVENTS_ISA_SVM;
-
-	if (swap) {
-		reason = bswap_32(reason);
-		vcpu = bswap_32(vcpu);
-		isa = bswap_32(isa);
-	}
-	memcpy(raw + 8, &reason, 4);
-	memcpy(raw + 24, &isa, 4);
-	memcpy(raw + 56, &vcpu, 4);
-}
-
-/* The 6.12 kvm_exit of put_exit_raw(), decoded */
-static int check_exit_decoded(const struct kvm_events_decoder *dec, struct perf_sample *sample,
-			      bool swap)
-{
-	struct kvm_events_sample s;
-
-	put_exit_raw(sample->raw_data, swap);
-	TEST_ASSERT_VAL("6.12 kvm_exit decoded",
-			!kvm_events_decoder__decode(dec, sample, swap, &s));
-	TEST_ASSERT_VAL("6.12 kvm_exit code", u64_is(s.code, 30));
-	TEST_ASSERT_VAL("6.12 kvm_exit isa", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
-	TEST_ASSERT_VAL("6.12 kvm_exit vcpu", u64_is(s.vcpu, 3));
-	return TEST_OK;
-}
-
-/*
- * The readers load each field as the 8 bytes at its place, masked: over
- * bytes that all differ, that must equal decoding by size.
- */
-static bool loads_as_decoded(const struct kvm_events_decoder *dec)
-{
-	/* The load of the last field reads up to 7 bytes past it. */
-	u8 raw[64 + sizeof(u64)];
-	struct kvm_events_sample by_size, loaded;
-	size_t i;
-
-	for (i = 0; i < sizeof(raw); i++)
-		raw[i] = i * 37 + 11;
-	kvm_events_decoder__decode_raw(dec, raw, false, &by_size);
-	kvm_events_decoder__load_raw(dec, raw, &loaded);
-	return u64_is(loaded.code, by_size.code) && u64_is(loaded.kind, by_size.kind) &&
-	       u64_is(loaded.vcpu, by_size.vcpu) && u64_is(loaded.isa, by_size.isa) &&
-	       u64_is(loaded.flag, by_size.flag) && u64_is(loaded.rip, by_size.rip);
-}
-
-static int check_exit_6_12(struct tep_handle *tep)
-{
-	struct tep_event *event = parse_format(tep, kvm_exit_6_12);
-	struct kvm_events_decoder dec;
-	u8 raw[64] = { 0 };
-	struct perf_sample sample = { .raw_data = raw, .raw_size = 60 };
-	struct kvm_events_sample s;
-
-	TEST_ASSERT_VAL("6.12 kvm_exit format parsed", event);
-	TEST_ASSERT_VAL("6.12 kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
-	TEST_ASSERT_VAL("6.12 kvm_exit role", u64_is(dec.tp, KVM_TP_EXIT));
-	/* vcpu_id at 56 is the last field read: 60 bytes are needed. */
-	TEST_ASSERT_VAL("6.12 kvm_exit min_raw_size", u64_is(dec.min_raw_size, 60));
-	TEST_ASSERT_VAL("6.12 kvm_exit vcpu_id field", dec.vcpu_at.size);
-	TEST_ASSERT_VAL("6.12 kvm_exit loaded as decoded", loads_as_decoded(&dec));
-	TEST_ASSERT_VAL("6.12 kvm_exit", !check_exit_decoded(&dec, &sample, false));
-	/* Recorded on a host of the other byte order */
-	TEST_ASSERT_VAL("swapped 6.12 kvm_exit", !check_exit_decoded(&dec, &sample, true));
-	/* A sample shorter than its format is refused, not read past. */
-	sample.raw_size = 59;
-	TEST_ASSERT_VAL("59-byte 6.12 kvm_exit refused",
-			kvm_events_decoder__decode(&dec, &sample, false, &s));
-	return TEST_OK;
-}
-
-static int check_exit_old(struct tep_handle *tep)
-{
-	struct tep_event *event = parse_format(tep, kvm_exit_old);
-	struct kvm_events_decoder dec;
-	u8 raw[64] = { 0 };
-	struct perf_sample sample = { .raw_data = raw, .raw_size = 28 };
-	struct kvm_events_sample s;
-
-	TEST_ASSERT_VAL("old kvm_exit format parsed", event);
-	TEST_ASSERT_VAL("old kvm_exit decoder init", !kvm_events_decoder__init(&dec, event));
-	TEST_ASSERT_VAL("old kvm_exit has no vcpu_id field", !dec.vcpu_at.size);
-	TEST_ASSERT_VAL("old kvm_exit min_raw_size", u64_is(dec.min_raw_size, 28));
-	put_exit_raw(raw, false);
-	TEST_ASSERT_VAL("old kvm_exit decoded",
-			!kvm_events_decoder__decode(&dec, &sample, false, &s));
-	TEST_ASSERT_VAL("old kvm_exit vcpu", u64_is(s.vcpu, KVM_EVENTS_NO_VCPU));
-	TEST_ASSERT_VAL("old kvm_exit code", u64_is(s.code, 30));
-	TEST_ASSERT_VAL("old kvm_exit loaded as decoded", loads_as_decoded(&dec));
-	/* The recording host's vendor stands for the isa field, loaded too */
-	kvm_events_decoder__default_isa(&dec, KVM_EVENTS_ISA_SVM);
-	TEST_ASSERT_VAL("old kvm_exit decoded again",
-			!kvm_events_decoder__decode(&dec, &sample, false, &s));
-	TEST_ASSERT_VAL("old kvm_exit isa from the host", u64_is(s.isa, KVM_EVENTS_ISA_SVM));
-	TEST_ASSERT_VAL("old kvm_exit with the host's isa loaded as decoded",
-			loads_as_decoded(&dec));
-	return TEST_OK;
-}
-
-/* A format the decoder cannot read must be refused at init. */
-static bool decoder_refuses(struct tep_handle *tep, const char *text)
-{
-	struct tep_event *event = parse_format(tep, text);
-	struct kvm_events_decoder dec;
-
-	if (!event) {
-		pr_debug("format not parsed\n");
-		return false;
-	}
-	return kvm_events_decoder__init(&dec, event) < 0;
-}
-
-static int check_decoders(struct tep_handle *tep)
-{
-	TEST_ASSERT_VAL("6.12 kvm_exit", !check_exit_6_12(tep));
-	TEST_ASSERT_VAL("old kvm_exit", !check_exit_old(tep));
-	TEST_ASSERT_VAL("kvm_pio without port refused", decoder_refuses(tep, kvm_pio_no_port));
-	TEST_ASSERT_VAL("kvm_pio with a 3-byte port refused",
-			decoder_refuses(tep, kvm_pio_odd_port));
-	return TEST_OK;
-}
-
-static int test__kvm_events_decoders(struct test_suite *test __maybe_unused,
-				     int subtest __maybe_unused)
-{
-	struct tep_handle *tep = tep_alloc();
-	int ret;
-
-	TEST_ASSERT_VAL("tep_alloc", tep);
-	ret = check_decoders(tep);
-	tep_free(tep);
-	return ret;
 }
 
 /*
@@ -957,49 +752,7 @@ static int test__kvm_events_halt(struct test_suite *test __maybe_unused,
 	return fixture__run(check_halt);
 }
 
-/* Kinds that change what an analysis takes: mmio's read and write, an errno */
-static const u32 sample_kinds[] = { 0, 1, 2, 3, (u32)-EINTR };
-
-/*
- * report__add() calls an analysis's begin() and end() only for the tps of
- * its begins and ends: neither may take a sample of any other tp.
- */
-static int check_masks(const struct kvm_events_analysis *a)
-{
-	u32 tp, k;
-
-	for (tp = 0; tp < KVM_TP__NR; tp++) {
-		for (k = 0; k < ARRAY_SIZE(sample_kinds); k++) {
-			struct kvm_events_sample s = {
-				.tp = tp, .kind = sample_kinds[k],
-				.isa = KVM_EVENTS_ISA_VMX, .code = 12,
-			};
-			u64 key;
-			bool began = a->begin(&s, &key), ended = a->end(&s, &key);
-
-			if ((began && !(a->begins & BIT(tp))) || (ended && !(a->ends & BIT(tp))))
-				pr_debug("%s: tp %u, kind %u, outside its masks\n",
-					 a->name, tp, s.kind);
-			TEST_ASSERT_VAL("begin() outside begins", !began || (a->begins & BIT(tp)));
-			TEST_ASSERT_VAL("end() outside ends", !ended || (a->ends & BIT(tp)));
-		}
-	}
-	return TEST_OK;
-}
-
-static int test__kvm_events_masks(struct test_suite *test __maybe_unused,
-				  int subtest __maybe_unused)
-{
-	const struct kvm_events_analysis *a = NULL;
-
-	while ((a = kvm_events_analysis__next(a)))
-		TEST_ASSERT_VAL("an analysis's masks", !check_masks(a));
-	return TEST_OK;
-}
-
 static struct test_case kvm_events_tests[] = {
-	TEST_CASE("kvm-events: decoders from 6.12 and older tracepoint formats",
-		  kvm_events_decoders),
 	TEST_CASE("kvm-events: vmexit pairing over interleaved vcpus", kvm_events_vmexit),
 	TEST_CASE("kvm-events: mmio and ioport pairing", kvm_events_mmio_ioport),
 	TEST_CASE("kvm-events: vcpu filter with vcpu ids from kvm_entry", kvm_events_vcpu_filter),
@@ -1009,12 +762,10 @@ static struct test_case kvm_events_tests[] = {
 	TEST_CASE("kvm-events: halt polling from kvm_vcpu_wakeup", kvm_events_halt),
 	TEST_CASE("kvm-events: 1M keys, top vcpu ids, reused thread ids, time going back",
 		  kvm_events_hostile_values),
-	TEST_CASE("kvm-events: begin() and end() take only the tps of their masks",
-		  kvm_events_masks),
 	{ .name = NULL, }
 };
 
 struct test_suite suite__kvm_events = {
-	.desc = "kvm-events decoders and pairing",
+	.desc = "kvm-events pairing",
 	.test_cases = kvm_events_tests,
 };
