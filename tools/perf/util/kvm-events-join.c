@@ -103,7 +103,9 @@ static bool deferral__sample(struct kvm_events_report *report, struct vcpu_state
 	if (!second_part__hold(part, s))
 		return true;
 	/* Nothing is pending before the start: nothing is accounted here. */
-	vcpu_state__note(report, vcpu, s);
+	if (vcpu->pid != s->pid)
+		kvm_events_pairing__reused(report, vcpu, s->pid);
+	vcpu_state__note(vcpu, s);
 	if (!known)
 		return true;
 	if (report->analysis->begin(s, &key)) {

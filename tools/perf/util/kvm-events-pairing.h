@@ -67,13 +67,15 @@ bool kvm_events_pairing__tid_equal(long key1, long key2, void *ctx);
 /* The thread id now runs in VM process @pid: what it began is cut off. */
 void kvm_events_pairing__reused(struct kvm_events_report *report,
 				struct vcpu_state *vcpu, u32 pid);
-/* What any sample tells of its thread: its VM, its vcpu id, its exit's RIP */
-static inline void vcpu_state__note(struct kvm_events_report *report,
-				    struct vcpu_state *vcpu,
+/*
+ * What any sample tells of its thread: its vcpu id, its exit's RIP.  The
+ * caller first gives a sample of another VM process than @vcpu's to
+ * kvm_events_pairing__reused(): kvm-stat.c, which defines it, includes
+ * this header, whose inline functions call into no file of ours.
+ */
+static inline void vcpu_state__note(struct vcpu_state *vcpu,
 				    const struct kvm_events_sample *s)
 {
-	if (vcpu->pid != s->pid)
-		kvm_events_pairing__reused(report, vcpu, s->pid);
 	if (s->vcpu != KVM_EVENTS_NO_VCPU)
 		vcpu->vcpu = s->vcpu;
 	if (s->tp == KVM_TP_EXIT)

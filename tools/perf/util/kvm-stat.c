@@ -730,7 +730,9 @@ static __always_inline void report__add(struct kvm_events_report *report,
 		report->totals.no_memory++;
 		return;
 	}
-	vcpu_state__note(report, vcpu, s);
+	if (vcpu->pid != s->pid)
+		kvm_events_pairing__reused(report, vcpu, s->pid);
+	vcpu_state__note(vcpu, s);
 	/* It wrote this sample on CPU: the switch back in was lost. */
 	if (unlikely(vcpu->offcpu.off))
 		kvm_events_offcpu__in(&vcpu->offcpu, s->time, vcpu->begin_time);
