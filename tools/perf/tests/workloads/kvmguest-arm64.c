@@ -69,35 +69,21 @@
  * or no in-kernel GICv3 for the halt form).
  */
 #include <stdio.h>
-#include "kvmguest.h"
+#include "kvmguest-vm.h"
 
 #if defined(__aarch64__)
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <linux/kernel.h>
 #include <linux/kvm.h>
 
-#define KVMGUEST_OK	0
-#define KVMGUEST_FAIL	1
-#define KVMGUEST_SKIP	2
-
-#define PFX		"kvmguest: "
-
-/*
- * Guest RAM: one memslot, a multiple of any host page size.  The vectors
- * and the code share its first 4 KiB, so one stage-2 fault maps them.
- */
+/* The vectors and the code share the memslot's first 4 KiB, so one stage-2 fault maps them. */
 #define GUEST_MEM_GPA		0x40000000UL
-#define GUEST_MEM_SIZE		0x10000UL
 #define GUEST_VECTORS_OFFSET	0x0UL	/* VBAR_EL1 needs 2 KiB alignment */
 #define GUEST_VECTOR_SIZE	0x80UL
 #define GUEST_NR_VECTORS	16
@@ -119,9 +105,6 @@
 /* The done value packs three counts of GUEST_COUNT_BITS bits each. */
 #define GUEST_COUNT_BITS	21
 #define GUEST_MAX_COUNT		((1UL << GUEST_COUNT_BITS) - 1)
-
-/* The largest timer period, as for the x86 guest's timer. */
-#define GUEST_MAX_PERIOD_US	1000000UL
 
 /*
  * Each of the 16 vectors: report the exception to the host and stop.  The
@@ -243,258 +226,87 @@ static const uint32_t halt_code[] = {
 	0x14000000,	/* 90: b    .					*/
 };
 
-struct guest_counts {
-	unsigned long mmio_write;
-	unsigned long mmio_read;
+/* The counts, in the order of the arguments */
+enum guest_count {
+	MMIO_WRITE, MMIO_READ,
 	/* The loops the host does not see, reported in the done value */
-	unsigned long hvc;
-	unsigned long sysreg;
+	HVC, SYSREG,
+	NR_COUNTS
 };
 
-struct guest_vm {
-	int kvm_fd;
-	int vm_fd;
-	int vcpu_fd;
-	int gic_fd;
-	void *mem;
-	struct kvm_run *run;
-	size_t run_size;
-	/* What the guest's vectors reported, if it took an exception */
-	uint64_t fault_elr;
-};
-
-static int parse_count(const char *arg, unsigned long max, unsigned long *count)
+static int guest_vm__can_run(struct guest_vm *vm)
 {
-	char *end;
-
-	errno = 0;
-	*count = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || arg[0] == '-' || *count > max) {
-		fprintf(stderr, PFX "bad count '%s' (at most %lu)\n", arg, max);
-		return -1;
-	}
-	return 0;
+	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_PSCI_0_2) > 0)
+		return KVMGUEST_OK;
+	fprintf(stderr, PFX "KVM offers no PSCI 0.2 to guests\n");
+	return KVMGUEST_SKIP;
 }
 
-static int parse_counts(int argc, const char **argv, struct guest_counts *want)
-{
-	unsigned long *fields[] = {
-		&want->mmio_write, &want->mmio_read, &want->hvc, &want->sysreg,
-	};
-	int i;
-
-	/* Distinct defaults so a test can tell the two kinds apart. */
-	memset(want, 0, sizeof(*want));
-	want->mmio_write = 4;
-	want->mmio_read = 2;
-
-	if (argc > (int)ARRAY_SIZE(fields)) {
-		fprintf(stderr,
-			"usage: perf test -w kvmguest [MMIO_WRITE [MMIO_READ [HVC [SYSREG]]]]\n");
-		return -1;
-	}
-	for (i = 0; i < argc; i++) {
-		if (parse_count(argv[i], GUEST_MAX_COUNT, fields[i]))
-			return -1;
-	}
-	return 0;
-}
-
-static void guest_vm__init(struct guest_vm *vm)
-{
-	vm->kvm_fd = -1;
-	vm->vm_fd = -1;
-	vm->vcpu_fd = -1;
-	vm->gic_fd = -1;
-	vm->mem = MAP_FAILED;
-	vm->run = MAP_FAILED;
-	vm->run_size = 0;
-	vm->fault_elr = 0;
-}
-
-static void guest_vm__exit(struct guest_vm *vm)
-{
-	if (vm->run != MAP_FAILED)
-		munmap(vm->run, vm->run_size);
-	if (vm->mem != MAP_FAILED)
-		munmap(vm->mem, GUEST_MEM_SIZE);
-	if (vm->gic_fd >= 0)
-		close(vm->gic_fd);
-	if (vm->vcpu_fd >= 0)
-		close(vm->vcpu_fd);
-	if (vm->vm_fd >= 0)
-		close(vm->vm_fd);
-	if (vm->kvm_fd >= 0)
-		close(vm->kvm_fd);
-}
-
-/* Missing or unusable KVM is the host's limitation, not a test failure. */
-static int guest_vm__open(struct guest_vm *vm)
-{
-	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (vm->kvm_fd < 0) {
-		fprintf(stderr, PFX "cannot open /dev/kvm: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
-		fprintf(stderr, PFX "unsupported KVM API version\n");
-		return KVMGUEST_SKIP;
-	}
-	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_PSCI_0_2) <= 0) {
-		fprintf(stderr, PFX "KVM offers no PSCI 0.2 to guests\n");
-		return KVMGUEST_SKIP;
-	}
-	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	if (vm->vm_fd < 0) {
-		fprintf(stderr, PFX "cannot create a VM: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	return KVMGUEST_OK;
-}
-
-/* The vectors, each a copy of guest_vector, then the code after them. */
-static int guest_vm__add_memory(struct guest_vm *vm, const uint32_t *code, size_t size)
-{
-	struct kvm_userspace_memory_region region = {
-		.slot = 0,
-		.guest_phys_addr = GUEST_MEM_GPA,
-		.memory_size = GUEST_MEM_SIZE,
-	};
-	char *mem;
-	int i;
-
-	vm->mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (vm->mem == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map guest memory: %s\n", strerror(errno));
-		return -1;
-	}
-	mem = vm->mem;
-	for (i = 0; i < GUEST_NR_VECTORS; i++) {
-		memcpy(mem + GUEST_VECTORS_OFFSET + i * GUEST_VECTOR_SIZE,
-		       guest_vector, sizeof(guest_vector));
-	}
-	memcpy(mem + GUEST_CODE_OFFSET, code, size);
-
-	region.userspace_addr = (uintptr_t)vm->mem;
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		fprintf(stderr, PFX "KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* The vcpu resets to EL1h with DAIF masked and its MMU off. */
-static int guest_vm__add_vcpu(struct guest_vm *vm)
-{
-	struct kvm_vcpu_init init;
-	int size;
-
-	vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
-	if (vm->vcpu_fd < 0) {
-		fprintf(stderr, PFX "KVM_CREATE_VCPU: %s\n", strerror(errno));
-		return -1;
-	}
-	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (size < (int)sizeof(struct kvm_run)) {
-		fprintf(stderr, PFX "bad vcpu mmap size %d\n", size);
-		return -1;
-	}
-	vm->run_size = size;
-	vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       vm->vcpu_fd, 0);
-	if (vm->run == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map kvm_run: %s\n", strerror(errno));
-		return -1;
-	}
-
-	memset(&init, 0, sizeof(init));
-	if (ioctl(vm->vm_fd, KVM_ARM_PREFERRED_TARGET, &init) < 0) {
-		fprintf(stderr, PFX "KVM_ARM_PREFERRED_TARGET: %s\n", strerror(errno));
-		return -1;
-	}
-	/* Without PSCI 0.2, KVM would answer the guest's hvc with an UNDEF. */
-	init.features[0] |= 1U << KVM_ARM_VCPU_PSCI_0_2;
-	if (ioctl(vm->vcpu_fd, KVM_ARM_VCPU_INIT, &init) < 0) {
-		fprintf(stderr, PFX "KVM_ARM_VCPU_INIT: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int guest_vm__set_reg(struct guest_vm *vm, uint64_t id, uint64_t val,
+static int guest_vm__set_reg(struct guest_vm *vm, size_t offset, uint64_t val,
 			     const char *name)
 {
-	struct kvm_one_reg reg = { .id = id, .addr = (uintptr_t)&val };
+	struct kvm_one_reg reg = {
+		.id = KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE |
+		      (offset / sizeof(__u32)),
+		.addr = (uintptr_t)&val,
+	};
 
-	if (ioctl(vm->vcpu_fd, KVM_SET_ONE_REG, &reg) < 0) {
-		fprintf(stderr, PFX "KVM_SET_ONE_REG %s: %s\n", name, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return kvmguest_ioctl(vm->vcpu_fd, KVM_SET_ONE_REG, &reg, name);
 }
-
-#define CORE_REG_ID(offset)	(KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | \
-				 ((offset) / sizeof(__u32)))
-
-static int guest_vm__set_xreg(struct guest_vm *vm, int n, uint64_t val)
-{
-	size_t offset = offsetof(struct kvm_regs, regs.regs) + n * sizeof(__u64);
-
-	return guest_vm__set_reg(vm, CORE_REG_ID(offset), val, "x register");
-}
-
-/* The guests' arguments, in x19 to x23 */
-#define GUEST_NR_ARGS	5
-
-/* The addresses both forms' guests find in x24 to x28. */
-struct guest_addrs {
-	uint64_t x24;
-	uint64_t x25;
-	uint64_t x26;
-};
 
 /*
- * Starts the vcpu at the code, in EL1h with DAIF masked whatever the
- * reset state, with x19 to x23 from @args and x24 to x28 set.
+ * The vcpu resets to EL1h with DAIF masked and its MMU off; it starts at
+ * the code, in EL1h with DAIF masked whatever the reset state.  Its
+ * arguments are in x19 to x23, the addresses it uses in x24 to x26 (@x),
+ * and those of its vectors, each a copy of guest_vector, in x27 and x28.
  */
-static int guest_vm__set_entry(struct guest_vm *vm, const uint64_t args[GUEST_NR_ARGS],
-			       const struct guest_addrs *addrs)
+static int guest_vm__start(struct guest_vm *vm, uint64_t x[29])
 {
 	uint64_t pstate = PSR_MODE_EL1h | PSR_D_BIT | PSR_A_BIT | PSR_I_BIT | PSR_F_BIT;
 	int i;
 
-	for (i = 0; i < GUEST_NR_ARGS; i++) {
-		if (guest_vm__set_xreg(vm, 19 + i, args[i]))
-			return -1;
+	for (i = 0; i < GUEST_NR_VECTORS; i++) {
+		memcpy((char *)vm->mem + GUEST_VECTORS_OFFSET + i * GUEST_VECTOR_SIZE,
+		       guest_vector, sizeof(guest_vector));
 	}
-	if (guest_vm__set_xreg(vm, 24, addrs->x24) ||
-	    guest_vm__set_xreg(vm, 25, addrs->x25) ||
-	    guest_vm__set_xreg(vm, 26, addrs->x26) ||
-	    guest_vm__set_xreg(vm, 27, GUEST_MEM_GPA + GUEST_VECTORS_OFFSET) ||
-	    guest_vm__set_xreg(vm, 28, GUEST_FAULT_GPA))
-		return -1;
-	if (guest_vm__set_reg(vm, CORE_REG_ID(offsetof(struct kvm_regs, regs.pstate)),
-			      pstate, "pstate") ||
-	    guest_vm__set_reg(vm, CORE_REG_ID(offsetof(struct kvm_regs, regs.pc)),
-			      GUEST_MEM_GPA + GUEST_CODE_OFFSET, "pc"))
-		return -1;
-	return 0;
+	x[27] = GUEST_MEM_GPA + GUEST_VECTORS_OFFSET;
+	x[28] = GUEST_FAULT_GPA;
+	for (i = 19; i <= 28; i++) {
+		if (guest_vm__set_reg(vm, offsetof(struct kvm_regs, regs.regs) + i * sizeof(__u64),
+				      x[i], "KVM_SET_ONE_REG x register"))
+			return KVMGUEST_FAIL;
+	}
+	return guest_vm__set_reg(vm, offsetof(struct kvm_regs, regs.pstate), pstate,
+				 "KVM_SET_ONE_REG pstate") ?:
+	       guest_vm__set_reg(vm, offsetof(struct kvm_regs, regs.pc),
+				 GUEST_MEM_GPA + GUEST_CODE_OFFSET, "KVM_SET_ONE_REG pc");
 }
 
-/* What PSCI_VERSION returns: the latest KVM has, or what userspace set. */
-static int guest_vm__psci_version(struct guest_vm *vm, uint64_t *version)
+static int guest_vm__init_vcpu(struct guest_vm *vm)
 {
-	struct kvm_one_reg reg = {
-		.id = KVM_REG_ARM_PSCI_VERSION,
-		.addr = (uintptr_t)version,
-	};
+	struct kvm_vcpu_init init;
 
-	if (ioctl(vm->vcpu_fd, KVM_GET_ONE_REG, &reg) < 0) {
-		fprintf(stderr, PFX "KVM_GET_ONE_REG PSCI version: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
+	memset(&init, 0, sizeof(init));
+	if (KVMGUEST_IOCTL(vm->vm_fd, KVM_ARM_PREFERRED_TARGET, &init))
+		return KVMGUEST_FAIL;
+	/* Without PSCI 0.2, KVM would answer the guest's hvc with an UNDEF. */
+	init.features[0] |= 1U << KVM_ARM_VCPU_PSCI_0_2;
+	return KVMGUEST_IOCTL(vm->vcpu_fd, KVM_ARM_VCPU_INIT, &init);
+}
+
+/* The guest compares what PSCI_VERSION returns with w23. */
+static int guest_vm__set_entry(struct guest_vm *vm)
+{
+	uint64_t x[29] = {
+		[19] = vm->want[MMIO_WRITE], vm->want[MMIO_READ], vm->want[HVC], vm->want[SYSREG],
+		[24] = GUEST_MMIO_WRITE_GPA, GUEST_MMIO_READ_GPA, GUEST_DONE_GPA,
+	};
+	/* What PSCI_VERSION returns: the latest KVM has, or what userspace set. */
+	struct kvm_one_reg reg = { .id = KVM_REG_ARM_PSCI_VERSION, .addr = (uintptr_t)&x[23] };
+
+	return guest_vm__init_vcpu(vm) ?:
+	       kvmguest_ioctl(vm->vcpu_fd, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PSCI version") ?:
+	       guest_vm__start(vm, x);
 }
 
 /* MMIO data is in the guest's byte order, little-endian at reset. */
@@ -516,126 +328,53 @@ static void mmio_answer(struct kvm_run *run, uint64_t val)
 		run->mmio.data[i] = val & 0xff;
 }
 
-static void report_mmio(const struct kvm_run *run, const char *what)
-{
-	fprintf(stderr, PFX "%s MMIO %s at %#llx len %u\n", what,
-		run->mmio.is_write ? "write" : "read",
-		(unsigned long long)run->mmio.phys_addr, run->mmio.len);
-}
-
 /*
- * The guest's vectors write here: returns 1 to go on after ELR_EL1, -1
- * once ESR_EL1 is in, 0 if the access is not theirs.
+ * Each exit is an MMIO one: the guest's vectors write ELR_EL1, kept in
+ * @vm->report, then ESR_EL1; its last store, to GUEST_DONE_GPA, is kept
+ * there too; the count form's (@count) accesses come before it.
  */
-static int handle_fault(struct guest_vm *vm)
+static int handle_exit(struct guest_vm *vm, bool count)
 {
 	struct kvm_run *run = vm->run;
+	bool write;
 
-	if (!run->mmio.is_write || run->mmio.len != 8)
-		return 0;
-	if (run->mmio.phys_addr == GUEST_FAULT_GPA + 8) {
-		vm->fault_elr = mmio_data(run);
-		return 1;
-	}
-	if (run->mmio.phys_addr != GUEST_FAULT_GPA)
-		return 0;
-	fprintf(stderr, PFX "guest exception: ESR_EL1 %#llx at ELR_EL1 %#llx\n",
-		(unsigned long long)mmio_data(run), (unsigned long long)vm->fault_elr);
-	return -1;
-}
-
-static void report_exit(const struct kvm_run *run)
-{
-	switch (run->exit_reason) {
-	case KVM_EXIT_FAIL_ENTRY:
-		fprintf(stderr, PFX "entry failed, hardware reason %#llx\n",
-			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-		break;
-	case KVM_EXIT_INTERNAL_ERROR:
-		fprintf(stderr, PFX "KVM internal error, suberror %u\n",
-			run->internal.suberror);
-		break;
-	case KVM_EXIT_SYSTEM_EVENT:
-		fprintf(stderr, PFX "guest system event %u\n", run->system_event.type);
-		break;
-	default:
-		fprintf(stderr, PFX "unexpected exit reason %u\n", run->exit_reason);
-		break;
-	}
-}
-
-/* Runs the vcpu until its next exit to here. */
-static int guest_vm__enter(struct guest_vm *vm)
-{
-	/* A signal only interrupts the run; the guest resumes. */
-	while (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * Runs the vcpu until the guest's store to GUEST_DONE_GPA, whose value
- * goes in @done, passing every other MMIO exit to @handle.
- */
-static int guest_vm__run(struct guest_vm *vm, uint64_t *done,
-			 int (*handle)(struct kvm_run *run, struct guest_counts *seen),
-			 struct guest_counts *seen)
-{
-	struct kvm_run *run = vm->run;
-	int ret;
-
-	for (;;) {
-		if (guest_vm__enter(vm))
-			return -1;
-		if (run->exit_reason != KVM_EXIT_MMIO) {
-			report_exit(run);
-			return -1;
-		}
-		ret = handle_fault(vm);
-		if (ret < 0)
-			return -1;
-		if (ret > 0)
-			continue;
-		if (run->mmio.is_write && run->mmio.len == 8 &&
-		    run->mmio.phys_addr == GUEST_DONE_GPA) {
-			*done = mmio_data(run);
-			return 0;
-		}
-		if (!handle || handle(run, seen)) {
-			report_mmio(run, "unexpected");
-			return -1;
-		}
-	}
-}
-
-static int handle_access(struct kvm_run *run, struct guest_counts *seen)
-{
-	if (run->mmio.len != 4)
+	if (run->exit_reason != KVM_EXIT_MMIO) {
+		guest_vm__report_exit(run);
 		return -1;
-
-	if (run->mmio.is_write && run->mmio.phys_addr == GUEST_MMIO_WRITE_GPA &&
-	    mmio_data(run) == GUEST_WRITE_VALUE) {
-		seen->mmio_write++;
+	}
+	write = run->mmio.is_write;
+	if (write && run->mmio.len == 8) {
+		switch (run->mmio.phys_addr) {
+		case GUEST_FAULT_GPA + 8:
+			vm->report = mmio_data(run);
+			return 0;
+		case GUEST_FAULT_GPA:
+			fprintf(stderr, PFX "guest exception: ESR_EL1 %#llx at ELR_EL1 %#llx\n",
+				(unsigned long long)mmio_data(run), vm->report);
+			return -1;
+		case GUEST_DONE_GPA:
+			vm->report = mmio_data(run);
+			return 1;
+		default:
+			break;
+		}
+	}
+	if (count && run->mmio.len == 4 &&
+	    run->mmio.phys_addr == (write ? GUEST_MMIO_WRITE_GPA : GUEST_MMIO_READ_GPA) &&
+	    (!write || mmio_data(run) == GUEST_WRITE_VALUE)) {
+		if (!write)
+			mmio_answer(run, GUEST_READ_VALUE);
+		vm->seen[write ? MMIO_WRITE : MMIO_READ]++;
 		return 0;
 	}
-	if (!run->mmio.is_write && run->mmio.phys_addr == GUEST_MMIO_READ_GPA) {
-		mmio_answer(run, GUEST_READ_VALUE);
-		seen->mmio_read++;
-		return 0;
-	}
+	fprintf(stderr, PFX "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
+		(unsigned long long)run->mmio.phys_addr, run->mmio.len);
 	return -1;
 }
 
-static int check_count(const char *what, unsigned long want, unsigned long seen)
+static int guest_vm__handle_exit(struct guest_vm *vm)
 {
-	if (want == seen)
-		return 0;
-	fprintf(stderr, PFX "%s: expected %lu, saw %lu\n", what, want, seen);
-	return -1;
+	return handle_exit(vm, true);
 }
 
 static unsigned long done_field(uint64_t done, int i)
@@ -643,62 +382,29 @@ static unsigned long done_field(uint64_t done, int i)
 	return (done >> (i * GUEST_COUNT_BITS)) & GUEST_MAX_COUNT;
 }
 
-static int check_counts(const struct guest_counts *want, const struct guest_counts *seen,
-			uint64_t done)
+static int check_counts(struct guest_vm *vm)
 {
+	const unsigned long *want = vm->want, *seen = vm->seen;
 	int err = 0;
 
 	/* Check them all so one run reports every mismatch. */
-	err |= check_count("mmio write", want->mmio_write, seen->mmio_write);
-	err |= check_count("mmio read", want->mmio_read, seen->mmio_read);
-	err |= check_count("guest's good mmio reads", want->mmio_read, done_field(done, 0));
-	err |= check_count("guest's good hvc calls", want->hvc, done_field(done, 1));
-	err |= check_count("guest's good sysreg reads", want->sysreg, done_field(done, 2));
+	err |= kvmguest_check_count("mmio write", want[MMIO_WRITE], seen[MMIO_WRITE]);
+	err |= kvmguest_check_count("mmio read", want[MMIO_READ], seen[MMIO_READ]);
+	err |= kvmguest_check_count("guest's good mmio reads", want[MMIO_READ],
+				    done_field(vm->report, 0));
+	err |= kvmguest_check_count("guest's good hvc calls", want[HVC],
+				    done_field(vm->report, 1));
+	err |= kvmguest_check_count("guest's good sysreg reads", want[SYSREG],
+				    done_field(vm->report, 2));
 	return err;
 }
 
-static int guest_vm__setup(struct guest_vm *vm, const struct guest_counts *want)
-{
-	struct guest_addrs addrs = {
-		.x24 = GUEST_MMIO_WRITE_GPA,
-		.x25 = GUEST_MMIO_READ_GPA,
-		.x26 = GUEST_DONE_GPA,
-	};
-	uint64_t args[GUEST_NR_ARGS] = {
-		want->mmio_write, want->mmio_read, want->hvc, want->sysreg
-	};
-	int ret = guest_vm__open(vm);
-
-	if (ret)
-		return ret;
-	if (guest_vm__add_memory(vm, guest_code, sizeof(guest_code)) ||
-	    guest_vm__add_vcpu(vm) || guest_vm__psci_version(vm, &args[4]) ||
-	    guest_vm__set_entry(vm, args, &addrs))
-		return KVMGUEST_FAIL;
-	return KVMGUEST_OK;
-}
-
-struct halt_args {
-	unsigned long halts;
-	unsigned long period_us;
+static const struct guest_form count_form = {
+	.gpa = GUEST_MEM_GPA, .code_offset = GUEST_CODE_OFFSET,
+	.code = guest_code, .size = sizeof(guest_code),
+	.setup_vm = guest_vm__can_run, .set_entry = guest_vm__set_entry,
+	.handle_exit = guest_vm__handle_exit, .check = check_counts,
 };
-
-static int parse_halt_args(int argc, const char **argv, struct halt_args *args)
-{
-	if (argc != 2) {
-		fprintf(stderr, "usage: perf test -w kvmguest halt N PERIOD_US\n");
-		return -1;
-	}
-	/* The guest counts halts and WFIs in 32 bits each of its done value. */
-	if (parse_count(argv[0], UINT32_MAX, &args->halts) ||
-	    parse_count(argv[1], GUEST_MAX_PERIOD_US, &args->period_us))
-		return -1;
-	if (!args->period_us) {
-		fprintf(stderr, PFX "PERIOD_US must be 1 to %lu\n", GUEST_MAX_PERIOD_US);
-		return -1;
-	}
-	return 0;
-}
 
 static int set_gic_attr(int gic_fd, uint32_t group, uint64_t attr, uint64_t *val,
 			const char *name)
@@ -709,11 +415,7 @@ static int set_gic_attr(int gic_fd, uint32_t group, uint64_t attr, uint64_t *val
 		.addr = (uintptr_t)val,
 	};
 
-	if (ioctl(gic_fd, KVM_SET_DEVICE_ATTR, &dattr) < 0) {
-		fprintf(stderr, PFX "KVM_SET_DEVICE_ATTR %s: %s\n", name, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return kvmguest_ioctl(gic_fd, KVM_SET_DEVICE_ATTR, &dattr, name);
 }
 
 /*
@@ -729,15 +431,13 @@ static int guest_vm__add_gic(struct guest_vm *vm)
 		fprintf(stderr, PFX "no in-kernel GICv3 on this host: %s\n", strerror(errno));
 		return KVMGUEST_SKIP;
 	}
-	vm->gic_fd = dev.fd;
-	if (set_gic_attr(vm->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR,
-			 KVM_VGIC_V3_ADDR_TYPE_DIST, &dist, "distributor") ||
-	    set_gic_attr(vm->gic_fd, KVM_DEV_ARM_VGIC_GRP_ADDR,
-			 KVM_VGIC_V3_ADDR_TYPE_REDIST, &redist, "redistributor") ||
-	    set_gic_attr(vm->gic_fd, KVM_DEV_ARM_VGIC_GRP_CTRL,
-			 KVM_DEV_ARM_VGIC_CTRL_INIT, NULL, "init"))
-		return KVMGUEST_FAIL;
-	return KVMGUEST_OK;
+	vm->dev_fd = dev.fd;
+	return set_gic_attr(vm->dev_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST,
+			    &dist, "KVM_SET_DEVICE_ATTR distributor") ?:
+	       set_gic_attr(vm->dev_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST,
+			    &redist, "KVM_SET_DEVICE_ATTR redistributor") ?:
+	       set_gic_attr(vm->dev_fd, KVM_DEV_ARM_VGIC_GRP_CTRL, KVM_DEV_ARM_VGIC_CTRL_INIT,
+			    NULL, "KVM_SET_DEVICE_ATTR init");
 }
 
 /*
@@ -758,82 +458,61 @@ static int period_ticks(unsigned long period_us, uint64_t *ticks)
 	return 0;
 }
 
-static int guest_vm__setup_halt(struct guest_vm *vm, const struct halt_args *args)
+static int guest_vm__set_halt_entry(struct guest_vm *vm)
 {
-	struct guest_addrs addrs = {
-		.x24 = GUEST_GICD_GPA,
-		.x25 = GUEST_GICR_GPA,
-		.x26 = GUEST_DONE_GPA,
+	uint64_t x[29] = {
+		[19] = vm->halts,
+		[24] = GUEST_GICD_GPA, GUEST_GICR_GPA, GUEST_DONE_GPA,
 	};
-	uint64_t regs[GUEST_NR_ARGS] = { args->halts };
-	int ret = guest_vm__open(vm);
 
-	if (ret)
-		return ret;
-	if (period_ticks(args->period_us, &regs[1]) ||
-	    guest_vm__add_memory(vm, halt_code, sizeof(halt_code)) ||
-	    guest_vm__add_vcpu(vm))
+	if (period_ticks(vm->period_us, &x[20]) || guest_vm__init_vcpu(vm))
 		return KVMGUEST_FAIL;
-	ret = guest_vm__add_gic(vm);
-	if (ret)
-		return ret;
-	if (guest_vm__set_entry(vm, regs, &addrs))
-		return KVMGUEST_FAIL;
-	return KVMGUEST_OK;
+	return guest_vm__add_gic(vm) ?: guest_vm__start(vm, x);
 }
 
-static int kvmguest_halt(int argc, const char **argv)
+static int guest_vm__handle_halt_exit(struct guest_vm *vm)
 {
-	struct halt_args args;
-	struct guest_vm vm;
-	uint64_t done;
-	int ret;
+	return handle_exit(vm, false);
+}
 
-	if (parse_halt_args(argc, argv, &args))
-		return KVMGUEST_FAIL;
+static int check_halts(struct guest_vm *vm)
+{
+	unsigned long long done = vm->report;
 
-	guest_vm__init(&vm);
-	ret = guest_vm__setup_halt(&vm, &args);
-	if (!ret && guest_vm__run(&vm, &done, NULL, NULL))
-		ret = KVMGUEST_FAIL;
 	/*
 	 * The guest stops at N interrupts; a WFI more means one ended with
 	 * none pending, and then it trapped twice for its halt.
 	 */
-	if (!ret && ((done & UINT32_MAX) != args.halts || (done >> 32) != args.halts)) {
-		fprintf(stderr, PFX "%llu WFIs for %llu timer interrupts, %lu asked\n",
-			(unsigned long long)(done >> 32),
-			(unsigned long long)(done & UINT32_MAX), args.halts);
-		ret = KVMGUEST_FAIL;
-	}
-	guest_vm__exit(&vm);
-	return ret;
+	if ((done & UINT32_MAX) == vm->halts && (done >> 32) == vm->halts)
+		return KVMGUEST_OK;
+	fprintf(stderr, PFX "%llu WFIs for %llu timer interrupts, %lu asked\n",
+		done >> 32, done & UINT32_MAX, vm->halts);
+	return KVMGUEST_FAIL;
 }
+
+static const struct guest_form halt_form = {
+	.gpa = GUEST_MEM_GPA, .code_offset = GUEST_CODE_OFFSET,
+	.code = halt_code, .size = sizeof(halt_code),
+	.setup_vm = guest_vm__can_run, .set_entry = guest_vm__set_halt_entry,
+	.handle_exit = guest_vm__handle_halt_exit, .check = check_halts,
+};
 
 int kvmguest_arm64(int argc, const char **argv)
 {
-	struct guest_counts want, seen = { 0 };
-	struct guest_vm vm;
-	uint64_t done;
-	int ret;
+	struct guest_vm vm = {
+		/* Distinct defaults so a test can tell the two kinds apart. */
+		.want = { [MMIO_WRITE] = 4, [MMIO_READ] = 2 },
+	};
 
 	if (argc > 0 && !strcmp(argv[0], "halt"))
-		return kvmguest_halt(argc - 1, argv + 1);
+		return kvmguest_parse_halt_args(argc - 1, argv + 1, &vm) ?:
+		       guest_vm__run_form(&vm, &halt_form);
 	if (argc == 1 && !strcmp(argv[0], "map"))
 		return kvmguest_print_map(GUEST_MEM_GPA + GUEST_CODE_OFFSET, guest_code_labels,
 					  ARRAY_SIZE(guest_code_labels));
-	if (parse_counts(argc, argv, &want))
-		return KVMGUEST_FAIL;
-
-	guest_vm__init(&vm);
-	ret = guest_vm__setup(&vm, &want);
-	if (!ret) {
-		if (guest_vm__run(&vm, &done, handle_access, &seen) ||
-		    check_counts(&want, &seen, done))
-			ret = KVMGUEST_FAIL;
-	}
-	guest_vm__exit(&vm);
-	return ret;
+	return kvmguest_parse_counts(argc, argv, vm.want, NR_COUNTS, GUEST_MAX_COUNT,
+				     "[MMIO_WRITE [MMIO_READ [HVC [SYSREG]]]]") ?:
+	       guest_vm__run_form(&vm, &count_form);
 }
 
 #endif /* __aarch64__ */

@@ -31,43 +31,21 @@
 #include <stdio.h>
 #include <linux/compiler.h>
 #include "../tests.h"
-#include "kvmguest.h"
-
-/* Returned when the host cannot run the guest at all, so tests can skip. */
-#define KVMGUEST_SKIP	2
-
-/* All diagnostics go to stderr, leaving stdout silent. */
-#define PFX		"kvmguest: "
-
-int kvmguest_print_map(unsigned long base, const struct kvmguest_label *labels, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		printf("%016lx %c %s\n", base + labels[i].offset, i + 1 < nr ? 'T' : 'A',
-		       labels[i].name);
-	return 0;
-}
+#include "kvmguest-vm.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/kernel.h>
-#include <sys/mman.h>
 #include <linux/kvm.h>
 
-#define KVMGUEST_OK	0
-#define KVMGUEST_FAIL	1
-
 /* Guest RAM: one memslot at GPA 0; anything outside it is MMIO for KVM. */
-#define GUEST_MEM_SIZE		0x10000UL
 #define GUEST_CODE_GPA		0x1000UL
 
 /* Ports KVM does not emulate in the kernel, so every access exits. */
@@ -182,97 +160,13 @@ static const struct kvmguest_label guest_code_labels[] = {
 	{ sizeof(guest_code), "guest_code_end" },
 };
 
-static int kvmguest_map(void)
-{
-	return kvmguest_print_map(GUEST_CODE_GPA, guest_code_labels,
-				  ARRAY_SIZE(guest_code_labels));
-}
-
-struct guest_counts {
-	unsigned long pio_out;
-	unsigned long pio_in;
-	unsigned long mmio_write;
-	unsigned long mmio_read;
+/* The counts, in the order of the arguments */
+enum guest_count {
+	PIO_OUT, PIO_IN, MMIO_WRITE, MMIO_READ,
 	/* The loops the host does not see, in GUEST_COUNTS_GPA's order */
-	unsigned long cpuid;
-	unsigned long rdmsr;
-	unsigned long wrmsr;
-	unsigned long hypercall;
+	CPUID_LOOPS, RDMSR_LOOPS, WRMSR_LOOPS, HYPERCALL_LOOPS,
+	NR_COUNTS
 };
-
-struct guest_vm {
-	int kvm_fd;
-	int vm_fd;
-	int vcpu_fd;
-	void *mem;
-	struct kvm_run *run;
-	size_t run_size;
-};
-
-static int parse_count(const char *arg, unsigned long *count)
-{
-	char *end;
-
-	errno = 0;
-	*count = strtoul(arg, &end, 0);
-	/* The guest counts in 32-bit registers; reject what would not fit. */
-	if (errno || end == arg || *end || arg[0] == '-' || *count > UINT32_MAX) {
-		fprintf(stderr, PFX "bad count '%s'\n", arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse_counts(int argc, const char **argv, struct guest_counts *want)
-{
-	unsigned long *fields[] = {
-		&want->pio_out, &want->pio_in, &want->mmio_write, &want->mmio_read,
-		&want->cpuid, &want->rdmsr, &want->wrmsr, &want->hypercall,
-	};
-	int i;
-
-	/* Distinct defaults so a test can tell the four kinds apart. */
-	memset(want, 0, sizeof(*want));
-	want->pio_out = 5;
-	want->pio_in = 3;
-	want->mmio_write = 4;
-	want->mmio_read = 2;
-
-	if (argc > (int)ARRAY_SIZE(fields)) {
-		fprintf(stderr,
-			"usage: perf test -w kvmguest [PIO_OUT [PIO_IN [MMIO_WRITE [MMIO_READ [CPUID [RDMSR [WRMSR [HYPERCALL]]]]]]]]\n");
-		return -1;
-	}
-	for (i = 0; i < argc; i++) {
-		if (parse_count(argv[i], fields[i]))
-			return -1;
-	}
-	return 0;
-}
-
-static void guest_vm__init(struct guest_vm *vm)
-{
-	vm->kvm_fd = -1;
-	vm->vm_fd = -1;
-	vm->vcpu_fd = -1;
-	vm->mem = MAP_FAILED;
-	vm->run = MAP_FAILED;
-	vm->run_size = 0;
-}
-
-static void guest_vm__exit(struct guest_vm *vm)
-{
-	if (vm->run != MAP_FAILED)
-		munmap(vm->run, vm->run_size);
-	if (vm->mem != MAP_FAILED)
-		munmap(vm->mem, GUEST_MEM_SIZE);
-	if (vm->vcpu_fd >= 0)
-		close(vm->vcpu_fd);
-	if (vm->vm_fd >= 0)
-		close(vm->vm_fd);
-	if (vm->kvm_fd >= 0)
-		close(vm->kvm_fd);
-}
 
 /*
  * kvm_pvm's KVM runs only PVM guests, which run in the CPU's user mode
@@ -292,269 +186,107 @@ static int guest_vm__can_run(struct guest_vm *vm __maybe_unused)
 	return KVMGUEST_SKIP;
 }
 
-/* Missing or unusable KVM is the host's limitation, not a test failure. */
-static int guest_vm__open(struct guest_vm *vm)
-{
-	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (vm->kvm_fd < 0) {
-		fprintf(stderr, PFX "cannot open /dev/kvm: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
-		fprintf(stderr, PFX "unsupported KVM API version\n");
-		return KVMGUEST_SKIP;
-	}
-	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	if (vm->vm_fd < 0) {
-		fprintf(stderr, PFX "cannot create a VM: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	return guest_vm__can_run(vm);
-}
-
-static int guest_vm__add_memory(struct guest_vm *vm, const void *code, size_t size)
-{
-	struct kvm_userspace_memory_region region = {
-		.slot = 0,
-		.guest_phys_addr = 0,
-		.memory_size = GUEST_MEM_SIZE,
-	};
-
-	vm->mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (vm->mem == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map guest memory: %s\n", strerror(errno));
-		return -1;
-	}
-	memcpy((char *)vm->mem + GUEST_CODE_GPA, code, size);
-
-	region.userspace_addr = (uintptr_t)vm->mem;
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region) < 0) {
-		fprintf(stderr, PFX "KVM_SET_USER_MEMORY_REGION: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-static int guest_vm__add_vcpu(struct guest_vm *vm)
-{
-	int size;
-
-	vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
-	if (vm->vcpu_fd < 0) {
-		fprintf(stderr, PFX "KVM_CREATE_VCPU: %s\n", strerror(errno));
-		return -1;
-	}
-	/* kvm_run is followed by the PIO data page, so map the full size. */
-	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (size < (int)sizeof(struct kvm_run)) {
-		fprintf(stderr, PFX "bad vcpu mmap size %d\n", size);
-		return -1;
-	}
-	vm->run_size = size;
-	vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       vm->vcpu_fd, 0);
-	if (vm->run == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map kvm_run: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * The vcpu starts at the reset vector (CS base 0xffff0000); point CS at
- * GPA 0 instead so RIP is the code's physical address.
- */
-static int guest_vm__set_code_segment(struct guest_vm *vm)
-{
-	struct kvm_sregs sregs;
-
-	if (ioctl(vm->vcpu_fd, KVM_GET_SREGS, &sregs) < 0) {
-		fprintf(stderr, PFX "KVM_GET_SREGS: %s\n", strerror(errno));
-		return -1;
-	}
-	sregs.cs.base = 0;
-	sregs.cs.selector = 0;
-	if (ioctl(vm->vcpu_fd, KVM_SET_SREGS, &sregs) < 0) {
-		fprintf(stderr, PFX "KVM_SET_SREGS: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Starts the vcpu at the guest code with @regs, whose other registers the
- * caller set; interrupts stay off until the guest's own sti, if any.
+ * caller set; interrupts stay off until the guest's own sti, if any.  The
+ * vcpu starts at the reset vector (CS base 0xffff0000); point CS at GPA 0
+ * instead so RIP is the code's physical address.
  */
 static int guest_vm__start_at_code(struct guest_vm *vm, struct kvm_regs *regs)
 {
-	if (guest_vm__set_code_segment(vm))
-		return -1;
+	struct kvm_sregs sregs;
+
+	if (KVMGUEST_IOCTL(vm->vcpu_fd, KVM_GET_SREGS, &sregs))
+		return KVMGUEST_FAIL;
+	sregs.cs.base = 0;
+	sregs.cs.selector = 0;
 	regs->rip = GUEST_CODE_GPA;
 	regs->rflags = 0x2;	/* bit 1 is reserved and must be set */
-	if (ioctl(vm->vcpu_fd, KVM_SET_REGS, regs) < 0) {
-		fprintf(stderr, PFX "KVM_SET_REGS: %s\n", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return KVMGUEST_IOCTL(vm->vcpu_fd, KVM_SET_SREGS, &sregs) ?:
+	       KVMGUEST_IOCTL(vm->vcpu_fd, KVM_SET_REGS, regs);
 }
 
-static void set_in_memory_counts(struct guest_vm *vm, const struct guest_counts *want)
+static int guest_vm__set_entry(struct guest_vm *vm)
 {
-	uint32_t counts[] = { want->cpuid, want->rdmsr, want->wrmsr, want->hypercall };
+	uint32_t *counts = (uint32_t *)((char *)vm->mem + GUEST_COUNTS_GPA);
+	struct kvm_regs regs = {
+		.rsi = vm->want[PIO_OUT],
+		.rdi = vm->want[PIO_IN],
+		.rbp = vm->want[MMIO_WRITE],
+		.rbx = vm->want[MMIO_READ],
+	};
+	int i;
 
-	memcpy((char *)vm->mem + GUEST_COUNTS_GPA, counts, sizeof(counts));
-}
-
-static int guest_vm__set_entry(struct guest_vm *vm, const struct guest_counts *want)
-{
-	struct kvm_regs regs;
-
-	memset(&regs, 0, sizeof(regs));
-	regs.rsi = want->pio_out;
-	regs.rdi = want->pio_in;
-	regs.rbp = want->mmio_write;
-	regs.rbx = want->mmio_read;
-	set_in_memory_counts(vm, want);
+	for (i = CPUID_LOOPS; i < NR_COUNTS; i++)
+		counts[i - CPUID_LOOPS] = vm->want[i];
 	return guest_vm__start_at_code(vm, &regs);
 }
 
-static int handle_io(struct kvm_run *run, struct guest_counts *seen)
+static int handle_io(struct kvm_run *run, unsigned long *seen)
 {
-	unsigned char *data = (unsigned char *)run + run->io.data_offset;
+	bool out = run->io.direction == KVM_EXIT_IO_OUT;
 
 	/* The guest only does single-byte, non-string accesses. */
-	if (run->io.size != 1 || run->io.count != 1)
-		goto unexpected;
-
-	if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == GUEST_PORT_OUT) {
-		seen->pio_out++;
+	if (run->io.size == 1 && run->io.count == 1 &&
+	    run->io.port == (out ? GUEST_PORT_OUT : GUEST_PORT_IN)) {
+		if (!out)
+			*((unsigned char *)run + run->io.data_offset) = GUEST_IN_VALUE;
+		seen[out ? PIO_OUT : PIO_IN]++;
 		return 0;
 	}
-	if (run->io.direction == KVM_EXIT_IO_IN && run->io.port == GUEST_PORT_IN) {
-		*data = GUEST_IN_VALUE;
-		seen->pio_in++;
-		return 0;
-	}
-unexpected:
-	fprintf(stderr, PFX "unexpected %s port %#x size %u count %u\n",
-		run->io.direction == KVM_EXIT_IO_OUT ? "out" : "in",
+	fprintf(stderr, PFX "unexpected %s port %#x size %u count %u\n", out ? "out" : "in",
 		run->io.port, run->io.size, run->io.count);
 	return -1;
 }
 
-static int handle_mmio(struct kvm_run *run, struct guest_counts *seen)
+static int handle_mmio(struct kvm_run *run, unsigned long *seen)
 {
-	if (run->mmio.len != 1)
-		goto unexpected;
+	bool write = run->mmio.is_write;
 
-	if (run->mmio.is_write && run->mmio.phys_addr == GUEST_MMIO_WRITE_GPA) {
-		seen->mmio_write++;
+	if (run->mmio.len == 1 &&
+	    run->mmio.phys_addr == (write ? GUEST_MMIO_WRITE_GPA : GUEST_MMIO_READ_GPA)) {
+		if (!write)
+			run->mmio.data[0] = GUEST_MMIO_VALUE;
+		seen[write ? MMIO_WRITE : MMIO_READ]++;
 		return 0;
 	}
-	if (!run->mmio.is_write && run->mmio.phys_addr == GUEST_MMIO_READ_GPA) {
-		run->mmio.data[0] = GUEST_MMIO_VALUE;
-		seen->mmio_read++;
-		return 0;
-	}
-unexpected:
-	fprintf(stderr, PFX "unexpected MMIO %s at %#llx len %u\n",
-		run->mmio.is_write ? "write" : "read",
+	fprintf(stderr, PFX "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
 		(unsigned long long)run->mmio.phys_addr, run->mmio.len);
 	return -1;
 }
 
-static void report_exit(const struct kvm_run *run)
+/* Until the guest's final hlt, each access is serviced. */
+static int guest_vm__handle_exit(struct guest_vm *vm)
 {
-	switch (run->exit_reason) {
-	case KVM_EXIT_FAIL_ENTRY:
-		fprintf(stderr, PFX "entry failed, hardware reason %#llx\n",
-			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-		break;
-	case KVM_EXIT_INTERNAL_ERROR:
-		fprintf(stderr, PFX "KVM internal error, suberror %u\n",
-			run->internal.suberror);
-		break;
-	case KVM_EXIT_SHUTDOWN:
-		fprintf(stderr, PFX "guest shut down (triple fault)\n");
-		break;
+	switch (vm->run->exit_reason) {
+	case KVM_EXIT_IO:
+		return handle_io(vm->run, vm->seen);
+	case KVM_EXIT_MMIO:
+		return handle_mmio(vm->run, vm->seen);
+	case KVM_EXIT_HLT:
+		return 1;
 	default:
-		fprintf(stderr, PFX "unexpected exit reason %u\n", run->exit_reason);
-		break;
+		guest_vm__report_exit(vm->run);
+		return -1;
 	}
 }
 
-/* Runs the vcpu until its next exit to here. */
-static int guest_vm__enter(struct guest_vm *vm)
+static int check_counts(struct guest_vm *vm)
 {
-	/* A signal only interrupts the run; the guest resumes. */
-	while (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Run the vcpu until the guest's final hlt, servicing each access. */
-static int guest_vm__run(struct guest_vm *vm, struct guest_counts *seen)
-{
-	struct kvm_run *run = vm->run;
-
-	for (;;) {
-		if (guest_vm__enter(vm))
-			return -1;
-
-		switch (run->exit_reason) {
-		case KVM_EXIT_IO:
-			if (handle_io(run, seen))
-				return -1;
-			break;
-		case KVM_EXIT_MMIO:
-			if (handle_mmio(run, seen))
-				return -1;
-			break;
-		case KVM_EXIT_HLT:
-			return 0;
-		default:
-			report_exit(run);
-			return -1;
-		}
-	}
-}
-
-static int check_count(const char *what, unsigned long want, unsigned long seen)
-{
-	if (want == seen)
-		return 0;
-	fprintf(stderr, PFX "%s: expected %lu, saw %lu\n", what, want, seen);
-	return -1;
-}
-
-static int check_counts(const struct guest_counts *want, const struct guest_counts *seen)
-{
-	int err = 0;
+	static const char * const names[] = { "pio out", "pio in", "mmio write", "mmio read" };
+	int i, err = 0;
 
 	/* Check all four so one run reports every mismatch. */
-	err |= check_count("pio out", want->pio_out, seen->pio_out);
-	err |= check_count("pio in", want->pio_in, seen->pio_in);
-	err |= check_count("mmio write", want->mmio_write, seen->mmio_write);
-	err |= check_count("mmio read", want->mmio_read, seen->mmio_read);
+	for (i = 0; i < (int)ARRAY_SIZE(names); i++)
+		err |= kvmguest_check_count(names[i], vm->want[i], vm->seen[i]);
 	return err;
 }
 
-static int guest_vm__setup(struct guest_vm *vm, const struct guest_counts *want)
-{
-	int ret = guest_vm__open(vm);
-
-	if (ret)
-		return ret;
-	if (guest_vm__add_memory(vm, guest_code, sizeof(guest_code)) ||
-	    guest_vm__add_vcpu(vm) || guest_vm__set_entry(vm, want))
-		return KVMGUEST_FAIL;
-	return KVMGUEST_OK;
-}
+static const struct guest_form count_form = {
+	.code_offset = GUEST_CODE_GPA, .code = guest_code, .size = sizeof(guest_code),
+	.setup_vm = guest_vm__can_run, .set_entry = guest_vm__set_entry,
+	.handle_exit = guest_vm__handle_exit, .check = check_counts,
+};
 
 /*
  * The halt form.  KVM handles a HLT in the kernel, and traces
@@ -574,12 +306,6 @@ static int guest_vm__setup(struct guest_vm *vm, const struct guest_counts *want)
 #define GUEST_TIMER_VECTOR	0x20
 #define GUEST_IRQ_HANDLER	0x52	/* the handler's offset in halt_code */
 #define CPUID_1_ECX_X2APIC	(1U << 21)
-
-/*
- * The timer's initial count (TMICT) is 32-bit and counts APIC bus cycles,
- * of 1 ns by default in KVM: 1 s is well within it.
- */
-#define GUEST_MAX_PERIOD_US	1000000UL
 
 /*
  * The host loads N into ESI and the timer's initial count into EDI.
@@ -642,40 +368,21 @@ static const unsigned char halt_code[] = {
 	0xcf,					/* 71: iret			*/
 };
 
-struct halt_args {
-	unsigned long halts;
-	unsigned long period_us;
-};
-
-static int parse_halt_args(int argc, const char **argv, struct halt_args *args)
-{
-	if (argc != 2) {
-		fprintf(stderr, "usage: perf test -w kvmguest halt N PERIOD_US\n");
-		return -1;
-	}
-	if (parse_count(argv[0], &args->halts) ||
-	    parse_count(argv[1], &args->period_us))
-		return -1;
-	/* The timer's 32-bit initial count is in ns; 0 would never fire. */
-	if (!args->period_us || args->period_us > GUEST_MAX_PERIOD_US) {
-		fprintf(stderr, PFX "PERIOD_US must be 1 to %lu\n", GUEST_MAX_PERIOD_US);
-		return -1;
-	}
-	return 0;
-}
-
-/* Must come before the vcpu, which then gets its local APIC in the kernel. */
+/*
+ * On a host that can run the guest, the irqchip, before the vcpu, which
+ * then gets its local APIC in the kernel.  Without one, tests skip.
+ */
 static int guest_vm__add_irqchip(struct guest_vm *vm)
 {
+	int ret = guest_vm__can_run(vm);
+
+	if (ret)
+		return ret;
 	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) <= 0) {
 		fprintf(stderr, PFX "no in-kernel irqchip on this host\n");
 		return KVMGUEST_SKIP;
 	}
-	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
-		fprintf(stderr, PFX "KVM_CREATE_IRQCHIP: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	return KVMGUEST_OK;
+	return KVMGUEST_IOCTL(vm->vm_fd, KVM_CREATE_IRQCHIP, NULL) ? KVMGUEST_SKIP : KVMGUEST_OK;
 }
 
 static struct kvm_cpuid2 *get_supported_cpuid(int kvm_fd)
@@ -713,129 +420,89 @@ static int guest_vm__set_cpuid(struct guest_vm *vm)
 		    (cpuid->entries[i].ecx & CPUID_1_ECX_X2APIC))
 			ret = KVMGUEST_OK;
 	}
-	if (ret == KVMGUEST_SKIP) {
+	if (ret == KVMGUEST_SKIP)
 		fprintf(stderr, PFX "KVM offers no x2APIC to guests\n");
-	} else if (ioctl(vm->vcpu_fd, KVM_SET_CPUID2, cpuid) < 0) {
-		fprintf(stderr, PFX "KVM_SET_CPUID2: %s\n", strerror(errno));
-		ret = KVMGUEST_FAIL;
-	}
+	else
+		ret = KVMGUEST_IOCTL(vm->vcpu_fd, KVM_SET_CPUID2, cpuid);
 	free(cpuid);
 	return ret;
 }
 
-/* Real-mode IVT entry: offset then segment, at 4 bytes per vector. */
-static void guest_vm__set_irq_handler(struct guest_vm *vm)
+/*
+ * The timer's handler goes in its real-mode IVT entry: offset then
+ * segment, at 4 bytes per vector.
+ */
+static int guest_vm__set_halt_entry(struct guest_vm *vm)
 {
 	unsigned char *ivt = (unsigned char *)vm->mem + GUEST_TIMER_VECTOR * 4;
 	unsigned int offset = GUEST_CODE_GPA + GUEST_IRQ_HANDLER;
+	struct kvm_regs regs = {
+		.rsp = GUEST_STACK_TOP,
+		.rsi = vm->halts,
+		.rdi = vm->period_us * 1000,
+	};
+	int ret = guest_vm__set_cpuid(vm);
 
+	if (ret)
+		return ret;
 	ivt[0] = offset & 0xff;
 	ivt[1] = offset >> 8;
 	ivt[2] = 0;
 	ivt[3] = 0;
-}
-
-static int guest_vm__set_halt_entry(struct guest_vm *vm, const struct halt_args *args)
-{
-	struct kvm_regs regs;
-
-	memset(&regs, 0, sizeof(regs));
-	regs.rsp = GUEST_STACK_TOP;
-	regs.rsi = args->halts;
-	regs.rdi = args->period_us * 1000;
 	return guest_vm__start_at_code(vm, &regs);
-}
-
-static int guest_vm__setup_halt(struct guest_vm *vm, const struct halt_args *args)
-{
-	int ret = guest_vm__open(vm);
-
-	if (!ret)
-		ret = guest_vm__add_irqchip(vm);
-	if (ret)
-		return ret;
-	if (guest_vm__add_memory(vm, halt_code, sizeof(halt_code)) ||
-	    guest_vm__add_vcpu(vm))
-		return KVMGUEST_FAIL;
-	ret = guest_vm__set_cpuid(vm);
-	if (ret)
-		return ret;
-	guest_vm__set_irq_handler(vm);
-	if (guest_vm__set_halt_entry(vm, args))
-		return KVMGUEST_FAIL;
-	return KVMGUEST_OK;
 }
 
 /*
  * The halts and interrupts stay in the kernel: the only exit to
  * userspace is the guest's final write to GUEST_PORT_DONE.
  */
-static int guest_vm__run_halts(struct guest_vm *vm)
+static int guest_vm__handle_halt_exit(struct guest_vm *vm)
 {
 	struct kvm_run *run = vm->run;
 
-	for (;;) {
-		if (guest_vm__enter(vm))
-			return -1;
-		if (run->exit_reason != KVM_EXIT_IO) {
-			report_exit(run);
-			return -1;
-		}
-		if (run->io.direction == KVM_EXIT_IO_OUT &&
-		    run->io.port == GUEST_PORT_DONE)
-			return 0;
-		fprintf(stderr, PFX "unexpected access to port %#x\n", run->io.port);
+	if (run->exit_reason != KVM_EXIT_IO) {
+		guest_vm__report_exit(run);
 		return -1;
 	}
+	if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == GUEST_PORT_DONE)
+		return 1;
+	fprintf(stderr, PFX "unexpected access to port %#x\n", run->io.port);
+	return -1;
 }
 
-static int kvmguest_halt(int argc, const char **argv)
+static int check_halts(struct guest_vm *vm)
 {
-	struct halt_args args;
-	struct guest_vm vm;
-	uint32_t irqs;
-	int ret;
+	uint32_t irqs = *(uint32_t *)((char *)vm->mem + GUEST_IRQ_COUNT_GPA);
 
-	if (parse_halt_args(argc, argv, &args))
-		return KVMGUEST_FAIL;
-
-	guest_vm__init(&vm);
-	ret = guest_vm__setup_halt(&vm, &args);
-	if (!ret && guest_vm__run_halts(&vm))
-		ret = KVMGUEST_FAIL;
-	if (!ret) {
-		memcpy(&irqs, (char *)vm.mem + GUEST_IRQ_COUNT_GPA, sizeof(irqs));
-		if (irqs < args.halts) {
-			fprintf(stderr, PFX "timer interrupts: %u for %lu halts\n",
-				irqs, args.halts);
-			ret = KVMGUEST_FAIL;
-		}
-	}
-	guest_vm__exit(&vm);
-	return ret;
+	if (irqs >= vm->halts)
+		return KVMGUEST_OK;
+	fprintf(stderr, PFX "timer interrupts: %u for %lu halts\n", irqs, vm->halts);
+	return KVMGUEST_FAIL;
 }
+
+static const struct guest_form halt_form = {
+	.code_offset = GUEST_CODE_GPA, .code = halt_code, .size = sizeof(halt_code),
+	.setup_vm = guest_vm__add_irqchip, .set_entry = guest_vm__set_halt_entry,
+	.handle_exit = guest_vm__handle_halt_exit, .check = check_halts,
+};
 
 static int kvmguest(int argc, const char **argv)
 {
-	struct guest_counts want, seen = { 0 };
-	struct guest_vm vm;
-	int ret;
+	static const char usage[] =
+		"[PIO_OUT [PIO_IN [MMIO_WRITE [MMIO_READ [CPUID [RDMSR [WRMSR [HYPERCALL]]]]]]]]";
+	struct guest_vm vm = {
+		/* Distinct defaults so a test can tell the four kinds apart. */
+		.want = { [PIO_OUT] = 5, [PIO_IN] = 3, [MMIO_WRITE] = 4, [MMIO_READ] = 2 },
+	};
 
 	if (argc > 0 && !strcmp(argv[0], "halt"))
-		return kvmguest_halt(argc - 1, argv + 1);
+		return kvmguest_parse_halt_args(argc - 1, argv + 1, &vm) ?:
+		       guest_vm__run_form(&vm, &halt_form);
 	if (argc == 1 && !strcmp(argv[0], "map"))
-		return kvmguest_map();
-	if (parse_counts(argc, argv, &want))
-		return KVMGUEST_FAIL;
-
-	guest_vm__init(&vm);
-	ret = guest_vm__setup(&vm, &want);
-	if (!ret) {
-		if (guest_vm__run(&vm, &seen) || check_counts(&want, &seen))
-			ret = KVMGUEST_FAIL;
-	}
-	guest_vm__exit(&vm);
-	return ret;
+		return kvmguest_print_map(GUEST_CODE_GPA, guest_code_labels,
+					  ARRAY_SIZE(guest_code_labels));
+	return kvmguest_parse_counts(argc, argv, vm.want, NR_COUNTS, UINT32_MAX, usage) ?:
+	       guest_vm__run_form(&vm, &count_form);
 }
 
 #elif defined(__aarch64__)
