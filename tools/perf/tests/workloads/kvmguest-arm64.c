@@ -61,26 +61,13 @@
  *    GUEST_DONE_GPA, the only kvm:kvm_userspace_exit;
  *  - one TRAP IABT_LOW and any number of IRQ exits, as in the count form.
  *
- * On an exception the guest's vectors write ELR_EL1 and ESR_EL1 to
- * GUEST_FAULT_GPA, and the run fails with them.
- *
  * Exit codes: 0 all counts matched, 1 failure (bad argument, KVM error,
  * unexpected exit or count mismatch), 2 skip (no usable KVM, no PSCI 0.2,
  * or no in-kernel GICv3 for the halt form).
  */
-#include <stdio.h>
 #include "kvmguest-vm.h"
 
 #if defined(__aarch64__)
-
-#include <errno.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <linux/kernel.h>
-#include <linux/kvm.h>
 
 /* The vectors and the code share the memslot's first 4 KiB, so one stage-2 fault maps them. */
 #define GUEST_MEM_GPA		0x40000000UL
@@ -88,20 +75,16 @@
 #define GUEST_VECTOR_SIZE	0x80UL
 #define GUEST_NR_VECTORS	16
 #define GUEST_CODE_OFFSET	0x800UL
-
 /* Outside the memslot, so every access is an MMIO exit to userspace. */
 #define GUEST_MMIO_WRITE_GPA	0x20000000UL
 #define GUEST_MMIO_READ_GPA	0x20000010UL
 #define GUEST_DONE_GPA		0x20000020UL
 #define GUEST_FAULT_GPA		0x20000030UL	/* ESR_EL1, then ELR_EL1 */
-
 /* The in-kernel GICv3's frames; the redistributor is two 64 KiB frames. */
 #define GUEST_GICD_GPA		0x08000000UL
 #define GUEST_GICR_GPA		0x080a0000UL
-
 #define GUEST_WRITE_VALUE	0x5a
 #define GUEST_READ_VALUE	0xa5
-
 /* The done value packs three counts of GUEST_COUNT_BITS bits each. */
 #define GUEST_COUNT_BITS	21
 #define GUEST_MAX_COUNT		((1UL << GUEST_COUNT_BITS) - 1)
@@ -112,11 +95,8 @@
  * host has both when the write of ESR_EL1 ends the run.
  */
 static const uint32_t guest_vector[] = {
-	0xd5384020,	/* 00: mrs  x0, elr_el1				*/
-	0xf9000780,	/* 04: str  x0, [x28, #8]			*/
-	0xd5385200,	/* 08: mrs  x0, esr_el1				*/
-	0xf9000380,	/* 0c: str  x0, [x28]				*/
-	0x14000000,	/* 10: b    .					*/
+	/* mrs x0, elr_el1; str x0, [x28, #8]; mrs x0, esr_el1; str x0, [x28]; b . */
+	0xd5384020, 0xf9000780, 0xd5385200, 0xf9000380, 0x14000000,
 };
 
 /*
@@ -127,39 +107,24 @@ static const uint32_t guest_vector[] = {
  * expected in x9, x10 and x11, and stores them packed at GUEST_DONE_GPA.
  */
 static const uint32_t guest_code[] = {
-	0xd518c01b,	/* 00: msr  vbar_el1, x27			*/
-	0xd5033fdf,	/* 04: isb					*/
-	0x52800b41,	/* 08: mov  w1, #GUEST_WRITE_VALUE		*/
-	0xb4000093,	/* 0c: cbz  x19, 0x1c				*/
-	0xb9000301,	/* 10: str  w1, [x24] ; GUEST_MMIO_WRITE_GPA	*/
-	0xd1000673,	/* 14: sub  x19, x19, #1			*/
-	0x17fffffd,	/* 18: b    0x0c				*/
-	0xd2800009,	/* 1c: mov  x9, #0				*/
-	0xb40000d4,	/* 20: cbz  x20, 0x38				*/
-	0xb9400322,	/* 24: ldr  w2, [x25] ; GUEST_MMIO_READ_GPA	*/
-	0x7102945f,	/* 28: cmp  w2, #GUEST_READ_VALUE		*/
-	0x9a891529,	/* 2c: cinc x9, x9, eq				*/
-	0xd1000694,	/* 30: sub  x20, x20, #1			*/
-	0x17fffffb,	/* 34: b    0x20				*/
-	0xd280000a,	/* 38: mov  x10, #0				*/
-	0xb40000f5,	/* 3c: cbz  x21, 0x58				*/
-	0x52b08000,	/* 40: mov  w0, #0x84000000 ; PSCI_VERSION	*/
-	0xd4000002,	/* 44: hvc  #0					*/
-	0x6b17001f,	/* 48: cmp  w0, w23				*/
-	0x9a8a154a,	/* 4c: cinc x10, x10, eq			*/
-	0xd10006b5,	/* 50: sub  x21, x21, #1			*/
-	0x17fffffa,	/* 54: b    0x3c				*/
-	0xd280000b,	/* 58: mov  x11, #0				*/
-	0xb40000d6,	/* 5c: cbz  x22, 0x74				*/
-	0xd5301183,	/* 60: mrs  x3, oslsr_el1			*/
-	0xf27d007f,	/* 64: tst  x3, #8 ; OSLM: the OS lock exists	*/
-	0x9a8b056b,	/* 68: cinc x11, x11, ne			*/
-	0xd10006d6,	/* 6c: sub  x22, x22, #1			*/
-	0x17fffffb,	/* 70: b    0x5c				*/
-	0xaa0a5520,	/* 74: orr  x0, x9, x10, lsl #21		*/
-	0xaa0ba800,	/* 78: orr  x0, x0, x11, lsl #42		*/
-	0xf9000340,	/* 7c: str  x0, [x26] ; GUEST_DONE_GPA		*/
-	0x14000000,	/* 80: b    .					*/
+	/* 00: the vectors: msr vbar_el1, x27; isb; mov w1, #GUEST_WRITE_VALUE */
+	0xd518c01b, 0xd5033fdf, 0x52800b41,
+	/* 0c: MMIO writes: cbz x19, 0x1c; str w1, [x24]; sub x19, x19, #1; b 0x0c */
+	0xb4000093, 0xb9000301, 0xd1000673, 0x17fffffd,
+	/* 1c: MMIO reads: mov x9, #0; cbz x20, 0x38; ldr w2, [x25]; cmp w2, #GUEST_READ_VALUE */
+	0xd2800009, 0xb40000d4, 0xb9400322, 0x7102945f,
+	/* 2c: cinc x9, x9, eq (a good read); sub x20, x20, #1; b 0x20 */
+	0x9a891529, 0xd1000694, 0x17fffffb,
+	/* 38: HVCs: mov x10, #0; cbz x21, 0x58; mov w0, #0x84000000 (PSCI_VERSION); hvc #0 */
+	0xd280000a, 0xb40000f5, 0x52b08000, 0xd4000002,
+	/* 48: cmp w0, w23; cinc x10, x10, eq (a good call); sub x21, x21, #1; b 0x3c */
+	0x6b17001f, 0x9a8a154a, 0xd10006b5, 0x17fffffa,
+	/* 58: sysreg reads: mov x11, #0; cbz x22, 0x74; mrs x3, oslsr_el1; tst x3, #8 (OSLM) */
+	0xd280000b, 0xb40000d6, 0xd5301183, 0xf27d007f,
+	/* 68: cinc x11, x11, ne (the OS lock exists); sub x22, x22, #1; b 0x5c */
+	0x9a8b056b, 0xd10006d6, 0x17fffffb,
+	/* 74: done: orr x0, x9, x10, lsl #21; orr x0, x0, x11, lsl #42; str x0, [x26]; b . */
+	0xaa0a5520, 0xaa0ba800, 0xf9000340, 0x14000000,
 };
 
 /*
@@ -187,43 +152,30 @@ static const struct kvmguest_label guest_code_labels[] = {
  * so one that expired early is still pending at the WFI, never lost.
  */
 static const uint32_t halt_code[] = {
-	0xd518c01b,	/* 00: msr  vbar_el1, x27			*/
-	0xd5033fdf,	/* 04: isb					*/
-	0x52800241,	/* 08: mov  w1, #0x12 ; ARE_NS | EnableGrp1NS	*/
-	0xb9000301,	/* 0c: str  w1, [x24] ; GICD_CTLR		*/
-	0xb900173f,	/* 10: str  wzr, [x25, #0x14] ; GICR_WAKER	*/
-	0x91404322,	/* 14: add  x2, x25, #0x10000 ; SGI_base	*/
-	0x52a10001,	/* 18: mov  w1, #(1 << 27) ; the vtimer's PPI	*/
-	0xb9010041,	/* 1c: str  w1, [x2, #0x100] ; GICR_ISENABLER0	*/
-	0xd28000e1,	/* 20: mov  x1, #7 ; SRE | DFB | DIB		*/
-	0xd518cca1,	/* 24: msr  icc_sre_el1, x1			*/
-	0xd5033fdf,	/* 28: isb					*/
-	0xd2801fe1,	/* 2c: mov  x1, #0xff ; unmask all priorities	*/
-	0xd5184601,	/* 30: msr  icc_pmr_el1, x1			*/
-	0xd2800021,	/* 34: mov  x1, #1				*/
-	0xd518cce1,	/* 38: msr  icc_igrpen1_el1, x1			*/
-	0xd5033fdf,	/* 3c: isb					*/
-	0xd2800009,	/* 40: mov  x9, #0				*/
-	0xd280000a,	/* 44: mov  x10, #0				*/
-	0xeb13013f,	/* 48: cmp  x9, x19				*/
-	0x540001e2,	/* 4c: b.hs 0x88				*/
-	0xd51be314,	/* 50: msr  cntv_tval_el0, x20			*/
-	0xd2800021,	/* 54: mov  x1, #1 ; ENABLE, not IMASK		*/
-	0xd51be321,	/* 58: msr  cntv_ctl_el0, x1			*/
-	0xd5033fdf,	/* 5c: isb					*/
-	0xd503207f,	/* 60: wfi					*/
-	0x9100054a,	/* 64: add  x10, x10, #1			*/
-	0xd538cc03,	/* 68: mrs  x3, icc_iar1_el1			*/
-	0x71006c7f,	/* 6c: cmp  w3, #27				*/
-	0x54ffff81,	/* 70: b.ne 0x60 ; spurious (1023)		*/
-	0xd51be33f,	/* 74: msr  cntv_ctl_el0, xzr ; drop the level	*/
-	0xd5033fdf,	/* 78: isb					*/
-	0xd518cc23,	/* 7c: msr  icc_eoir1_el1, x3			*/
-	0x91000529,	/* 80: add  x9, x9, #1				*/
-	0x17fffff1,	/* 84: b    0x48				*/
-	0xaa0a8120,	/* 88: orr  x0, x9, x10, lsl #32		*/
-	0xf9000340,	/* 8c: str  x0, [x26] ; GUEST_DONE_GPA		*/
-	0x14000000,	/* 90: b    .					*/
+	/* 00: the vectors: msr vbar_el1, x27; isb */
+	0xd518c01b, 0xd5033fdf,
+	/* 08: mov w1, #0x12; str w1, [x24] (GICD_CTLR = ARE_NS | EnableGrp1NS); */
+	/* str wzr, [x25, #0x14] (GICR_WAKER: wake the redistributor) */
+	0x52800241, 0xb9000301, 0xb900173f,
+	/* 14: add x2, x25, #0x10000 (SGI_base); mov w1, #(1 << 27) (the vtimer's PPI); */
+	/* str w1, [x2, #0x100] (GICR_ISENABLER0) */
+	0x91404322, 0x52a10001, 0xb9010041,
+	/* 20: mov x1, #7; msr icc_sre_el1, x1 (SRE | DFB | DIB); isb */
+	0xd28000e1, 0xd518cca1, 0xd5033fdf,
+	/* 2c: mov x1, #0xff; msr icc_pmr_el1, x1 (unmask all priorities); */
+	/* mov x1, #1; msr icc_igrpen1_el1, x1; isb */
+	0xd2801fe1, 0xd5184601, 0xd2800021, 0xd518cce1, 0xd5033fdf,
+	/* 40: the rounds: mov x9, #0; mov x10, #0; 48: cmp x9, x19; b.hs 0x88 */
+	0xd2800009, 0xd280000a, 0xeb13013f, 0x540001e2,
+	/* 50: msr cntv_tval_el0, x20; mov x1, #1 (ENABLE, not IMASK); msr cntv_ctl_el0, x1; isb */
+	0xd51be314, 0xd2800021, 0xd51be321, 0xd5033fdf,
+	/* 60: wfi; add x10, x10, #1; mrs x3, icc_iar1_el1; cmp w3, #27; b.ne 0x60 (spurious) */
+	0xd503207f, 0x9100054a, 0xd538cc03, 0x71006c7f, 0x54ffff81,
+	/* 74: msr cntv_ctl_el0, xzr (drop the level); isb; msr icc_eoir1_el1, x3; */
+	/* add x9, x9, #1; b 0x48 */
+	0xd51be33f, 0xd5033fdf, 0xd518cc23, 0x91000529, 0x17fffff1,
+	/* 88: done: orr x0, x9, x10, lsl #32; str x0, [x26]; b . */
+	0xaa0a8120, 0xf9000340, 0x14000000,
 };
 
 /* The counts, in the order of the arguments */
@@ -238,12 +190,10 @@ static int guest_vm__can_run(struct guest_vm *vm)
 {
 	if (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_ARM_PSCI_0_2) > 0)
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "KVM offers no PSCI 0.2 to guests\n");
-	return KVMGUEST_SKIP;
+	return kvmguest_err(KVMGUEST_SKIP, "KVM offers no PSCI 0.2 to guests\n");
 }
 
-static int guest_vm__set_reg(struct guest_vm *vm, size_t offset, uint64_t val,
-			     const char *name)
+static int guest_vm__set_reg(struct guest_vm *vm, size_t offset, uint64_t val, const char *name)
 {
 	struct kvm_one_reg reg = {
 		.id = KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE |
@@ -255,10 +205,9 @@ static int guest_vm__set_reg(struct guest_vm *vm, size_t offset, uint64_t val,
 }
 
 /*
- * The vcpu resets to EL1h with DAIF masked and its MMU off; it starts at
- * the code, in EL1h with DAIF masked whatever the reset state.  Its
- * arguments are in x19 to x23, the addresses it uses in x24 to x26 (@x),
- * and those of its vectors, each a copy of guest_vector, in x27 and x28.
+ * Starts the vcpu at the code, MMU off, in EL1h with DAIF masked whatever
+ * its reset state: x19 to x26 from @x, x27 at its vectors (each a copy of
+ * guest_vector), x28 at GUEST_FAULT_GPA.
  */
 static int guest_vm__start(struct guest_vm *vm, uint64_t x[29])
 {
@@ -284,9 +233,8 @@ static int guest_vm__start(struct guest_vm *vm, uint64_t x[29])
 
 static int guest_vm__init_vcpu(struct guest_vm *vm)
 {
-	struct kvm_vcpu_init init;
+	struct kvm_vcpu_init init = { 0 };
 
-	memset(&init, 0, sizeof(init));
 	if (KVMGUEST_IOCTL(vm->vm_fd, KVM_ARM_PREFERRED_TARGET, &init))
 		return KVMGUEST_FAIL;
 	/* Without PSCI 0.2, KVM would answer the guest's hvc with an UNDEF. */
@@ -294,14 +242,13 @@ static int guest_vm__init_vcpu(struct guest_vm *vm)
 	return KVMGUEST_IOCTL(vm->vcpu_fd, KVM_ARM_VCPU_INIT, &init);
 }
 
-/* The guest compares what PSCI_VERSION returns with w23. */
 static int guest_vm__set_entry(struct guest_vm *vm)
 {
 	uint64_t x[29] = {
 		[19] = vm->want[MMIO_WRITE], vm->want[MMIO_READ], vm->want[HVC], vm->want[SYSREG],
 		[24] = GUEST_MMIO_WRITE_GPA, GUEST_MMIO_READ_GPA, GUEST_DONE_GPA,
 	};
-	/* What PSCI_VERSION returns: the latest KVM has, or what userspace set. */
+	/* w23: what PSCI_VERSION returns, the latest KVM has or what userspace set */
 	struct kvm_one_reg reg = { .id = KVM_REG_ARM_PSCI_VERSION, .addr = (uintptr_t)&x[23] };
 
 	return guest_vm__init_vcpu(vm) ?:
@@ -331,17 +278,15 @@ static void mmio_answer(struct kvm_run *run, uint64_t val)
 /*
  * Each exit is an MMIO one: the guest's vectors write ELR_EL1, kept in
  * @vm->report, then ESR_EL1; its last store, to GUEST_DONE_GPA, is kept
- * there too; the count form's (@count) accesses come before it.
+ * there too; the count form's accesses (it has no PERIOD_US) come before.
  */
-static int handle_exit(struct guest_vm *vm, bool count)
+static int guest_vm__handle_exit(struct guest_vm *vm)
 {
 	struct kvm_run *run = vm->run;
-	bool write;
+	bool write, count = !vm->period_us;
 
-	if (run->exit_reason != KVM_EXIT_MMIO) {
-		guest_vm__report_exit(run);
-		return -1;
-	}
+	if (run->exit_reason != KVM_EXIT_MMIO)
+		return guest_vm__report_exit(run);
 	write = run->mmio.is_write;
 	if (write && run->mmio.len == 8) {
 		switch (run->mmio.phys_addr) {
@@ -349,9 +294,8 @@ static int handle_exit(struct guest_vm *vm, bool count)
 			vm->report = mmio_data(run);
 			return 0;
 		case GUEST_FAULT_GPA:
-			fprintf(stderr, PFX "guest exception: ESR_EL1 %#llx at ELR_EL1 %#llx\n",
-				(unsigned long long)mmio_data(run), vm->report);
-			return -1;
+			return kvmguest_err(-1, "guest exception: ESR_EL1 %#llx at ELR_EL1 %#llx\n",
+					    (unsigned long long)mmio_data(run), vm->report);
 		case GUEST_DONE_GPA:
 			vm->report = mmio_data(run);
 			return 1;
@@ -367,14 +311,8 @@ static int handle_exit(struct guest_vm *vm, bool count)
 		vm->seen[write ? MMIO_WRITE : MMIO_READ]++;
 		return 0;
 	}
-	fprintf(stderr, PFX "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
-		(unsigned long long)run->mmio.phys_addr, run->mmio.len);
-	return -1;
-}
-
-static int guest_vm__handle_exit(struct guest_vm *vm)
-{
-	return handle_exit(vm, true);
+	return kvmguest_err(-1, "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
+			    (unsigned long long)run->mmio.phys_addr, run->mmio.len);
 }
 
 static unsigned long done_field(uint64_t done, int i)
@@ -406,14 +344,9 @@ static const struct guest_form count_form = {
 	.handle_exit = guest_vm__handle_exit, .check = check_counts,
 };
 
-static int set_gic_attr(int gic_fd, uint32_t group, uint64_t attr, uint64_t *val,
-			const char *name)
+static int set_gic_attr(int gic_fd, uint32_t group, uint64_t attr, uint64_t *val, const char *name)
 {
-	struct kvm_device_attr dattr = {
-		.group = group,
-		.attr = attr,
-		.addr = (uintptr_t)val,
-	};
+	struct kvm_device_attr dattr = { .group = group, .attr = attr, .addr = (uintptr_t)val };
 
 	return kvmguest_ioctl(gic_fd, KVM_SET_DEVICE_ATTR, &dattr, name);
 }
@@ -427,10 +360,9 @@ static int guest_vm__add_gic(struct guest_vm *vm)
 	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
 	uint64_t dist = GUEST_GICD_GPA, redist = GUEST_GICR_GPA;
 
-	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &dev) < 0) {
-		fprintf(stderr, PFX "no in-kernel GICv3 on this host: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
+	if (ioctl(vm->vm_fd, KVM_CREATE_DEVICE, &dev) < 0)
+		return kvmguest_err(KVMGUEST_SKIP, "no in-kernel GICv3 on this host: %s\n",
+				    strerror(errno));
 	vm->dev_fd = dev.fd;
 	return set_gic_attr(vm->dev_fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST,
 			    &dist, "KVM_SET_DEVICE_ATTR distributor") ?:
@@ -450,11 +382,9 @@ static int period_ticks(unsigned long period_us, uint64_t *ticks)
 
 	asm volatile("mrs %0, cntfrq_el0" : "=r" (freq));
 	*ticks = freq * period_us / 1000000;
-	if (!*ticks || *ticks > INT32_MAX) {
-		fprintf(stderr, PFX "%lu us is %llu ticks at %llu Hz\n", period_us,
-			(unsigned long long)*ticks, (unsigned long long)freq);
-		return -1;
-	}
+	if (!*ticks || *ticks > INT32_MAX)
+		return kvmguest_err(-1, "%lu us is %llu ticks at %llu Hz\n", period_us,
+				    (unsigned long long)*ticks, (unsigned long long)freq);
 	return 0;
 }
 
@@ -470,11 +400,6 @@ static int guest_vm__set_halt_entry(struct guest_vm *vm)
 	return guest_vm__add_gic(vm) ?: guest_vm__start(vm, x);
 }
 
-static int guest_vm__handle_halt_exit(struct guest_vm *vm)
-{
-	return handle_exit(vm, false);
-}
-
 static int check_halts(struct guest_vm *vm)
 {
 	unsigned long long done = vm->report;
@@ -485,16 +410,15 @@ static int check_halts(struct guest_vm *vm)
 	 */
 	if ((done & UINT32_MAX) == vm->halts && (done >> 32) == vm->halts)
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "%llu WFIs for %llu timer interrupts, %lu asked\n",
-		done >> 32, done & UINT32_MAX, vm->halts);
-	return KVMGUEST_FAIL;
+	return kvmguest_err(KVMGUEST_FAIL, "%llu WFIs for %llu timer interrupts, %lu asked\n",
+			    done >> 32, done & UINT32_MAX, vm->halts);
 }
 
 static const struct guest_form halt_form = {
 	.gpa = GUEST_MEM_GPA, .code_offset = GUEST_CODE_OFFSET,
 	.code = halt_code, .size = sizeof(halt_code),
 	.setup_vm = guest_vm__can_run, .set_entry = guest_vm__set_halt_entry,
-	.handle_exit = guest_vm__handle_halt_exit, .check = check_halts,
+	.handle_exit = guest_vm__handle_exit, .check = check_halts,
 };
 
 int kvmguest_arm64(int argc, const char **argv)

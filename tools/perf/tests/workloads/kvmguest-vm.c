@@ -4,16 +4,8 @@
 
 #ifdef KVMGUEST_VM
 
-#include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <linux/kvm.h>
 
 int kvmguest_print_map(unsigned long base, const struct kvmguest_label *labels, size_t nr)
 {
@@ -32,10 +24,8 @@ static int parse_count(const char *arg, unsigned long max, unsigned long *count)
 
 	errno = 0;
 	*count = strtoul(arg, &end, 0);
-	if (errno || end == arg || *end || arg[0] == '-' || *count > max) {
-		fprintf(stderr, PFX "bad count '%s' (at most %lu)\n", arg, max);
-		return KVMGUEST_FAIL;
-	}
+	if (errno || end == arg || *end || arg[0] == '-' || *count > max)
+		return kvmguest_err(KVMGUEST_FAIL, "bad count '%s' (at most %lu)\n", arg, max);
 	return KVMGUEST_OK;
 }
 
@@ -66,10 +56,9 @@ int kvmguest_parse_halt_args(int argc, const char **argv, struct guest_vm *vm)
 	    parse_count(argv[1], UINT32_MAX, &vm->period_us))
 		return KVMGUEST_FAIL;
 	/* A timer of 0 would never fire. */
-	if (!vm->period_us || vm->period_us > GUEST_MAX_PERIOD_US) {
-		fprintf(stderr, PFX "PERIOD_US must be 1 to %lu\n", GUEST_MAX_PERIOD_US);
-		return KVMGUEST_FAIL;
-	}
+	if (!vm->period_us || vm->period_us > GUEST_MAX_PERIOD_US)
+		return kvmguest_err(KVMGUEST_FAIL, "PERIOD_US must be 1 to %lu\n",
+				    GUEST_MAX_PERIOD_US);
 	return KVMGUEST_OK;
 }
 
@@ -77,38 +66,31 @@ int kvmguest_check_count(const char *what, unsigned long want, unsigned long see
 {
 	if (want == seen)
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "%s: expected %lu, saw %lu\n", what, want, seen);
-	return KVMGUEST_FAIL;
+	return kvmguest_err(KVMGUEST_FAIL, "%s: expected %lu, saw %lu\n", what, want, seen);
 }
 
 int kvmguest_ioctl(int fd, unsigned long req, void *arg, const char *name)
 {
 	if (ioctl(fd, req, arg) >= 0)
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "%s: %s\n", name, strerror(errno));
-	return KVMGUEST_FAIL;
+	return kvmguest_err(KVMGUEST_FAIL, "%s: %s\n", name, strerror(errno));
 }
 
-void guest_vm__report_exit(const struct kvm_run *run)
+int guest_vm__report_exit(const struct kvm_run *run)
 {
 	switch (run->exit_reason) {
 	case KVM_EXIT_FAIL_ENTRY:
-		fprintf(stderr, PFX "entry failed, hardware reason %#llx\n",
+		return kvmguest_err(-1, "entry failed, hardware reason %#llx\n",
 			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
-		break;
 	case KVM_EXIT_INTERNAL_ERROR:
-		fprintf(stderr, PFX "KVM internal error, suberror %u\n",
-			run->internal.suberror);
-		break;
+		return kvmguest_err(-1, "KVM internal error, suberror %u\n",
+				    run->internal.suberror);
 	case KVM_EXIT_SHUTDOWN:
-		fprintf(stderr, PFX "guest shut down (triple fault)\n");
-		break;
+		return kvmguest_err(-1, "guest shut down (triple fault)\n");
 	case KVM_EXIT_SYSTEM_EVENT:
-		fprintf(stderr, PFX "guest system event %u\n", run->system_event.type);
-		break;
+		return kvmguest_err(-1, "guest system event %u\n", run->system_event.type);
 	default:
-		fprintf(stderr, PFX "unexpected exit reason %u\n", run->exit_reason);
-		break;
+		return kvmguest_err(-1, "unexpected exit reason %u\n", run->exit_reason);
 	}
 }
 
@@ -116,19 +98,13 @@ void guest_vm__report_exit(const struct kvm_run *run)
 static int guest_vm__open(struct guest_vm *vm)
 {
 	vm->kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (vm->kvm_fd < 0) {
-		fprintf(stderr, PFX "cannot open /dev/kvm: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
-	if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
-		fprintf(stderr, PFX "unsupported KVM API version\n");
-		return KVMGUEST_SKIP;
-	}
+	if (vm->kvm_fd < 0)
+		return kvmguest_err(KVMGUEST_SKIP, "cannot open /dev/kvm: %s\n", strerror(errno));
+	if (ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION)
+		return kvmguest_err(KVMGUEST_SKIP, "unsupported KVM API version\n");
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
-	if (vm->vm_fd < 0) {
-		fprintf(stderr, PFX "cannot create a VM: %s\n", strerror(errno));
-		return KVMGUEST_SKIP;
-	}
+	if (vm->vm_fd < 0)
+		return kvmguest_err(KVMGUEST_SKIP, "cannot create a VM: %s\n", strerror(errno));
 	return KVMGUEST_OK;
 }
 
@@ -142,10 +118,9 @@ static int guest_vm__add_memory(struct guest_vm *vm, const struct guest_form *fo
 
 	vm->mem = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (vm->mem == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map guest memory: %s\n", strerror(errno));
-		return KVMGUEST_FAIL;
-	}
+	if (vm->mem == MAP_FAILED)
+		return kvmguest_err(KVMGUEST_FAIL, "cannot map guest memory: %s\n",
+				    strerror(errno));
 	memcpy((char *)vm->mem + form->code_offset, form->code, form->size);
 	region.userspace_addr = (uintptr_t)vm->mem;
 	return KVMGUEST_IOCTL(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &region);
@@ -156,27 +131,20 @@ static int guest_vm__add_vcpu(struct guest_vm *vm)
 	int size;
 
 	vm->vcpu_fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, 0);
-	if (vm->vcpu_fd < 0) {
-		fprintf(stderr, PFX "KVM_CREATE_VCPU: %s\n", strerror(errno));
-		return KVMGUEST_FAIL;
-	}
+	if (vm->vcpu_fd < 0)
+		return kvmguest_err(KVMGUEST_FAIL, "KVM_CREATE_VCPU: %s\n", strerror(errno));
 	/* kvm_run is followed by the PIO data page, so map the full size. */
 	size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (size < (int)sizeof(struct kvm_run)) {
-		fprintf(stderr, PFX "bad vcpu mmap size %d\n", size);
-		return KVMGUEST_FAIL;
-	}
+	if (size < (int)sizeof(struct kvm_run))
+		return kvmguest_err(KVMGUEST_FAIL, "bad vcpu mmap size %d\n", size);
 	vm->run_size = size;
-	vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       vm->vcpu_fd, 0);
-	if (vm->run == MAP_FAILED) {
-		fprintf(stderr, PFX "cannot map kvm_run: %s\n", strerror(errno));
-		return KVMGUEST_FAIL;
-	}
+	vm->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vm->vcpu_fd, 0);
+	if (vm->run == MAP_FAILED)
+		return kvmguest_err(KVMGUEST_FAIL, "cannot map kvm_run: %s\n", strerror(errno));
 	return KVMGUEST_OK;
 }
 
-/* Runs the vcpu, passing each exit to here to @form, until the guest is done. */
+/* Runs the vcpu, passing each exit to @form, until the guest is done */
 static int guest_vm__run(struct guest_vm *vm, const struct guest_form *form)
 {
 	int ret = 0;
@@ -186,8 +154,7 @@ static int guest_vm__run(struct guest_vm *vm, const struct guest_form *form)
 		if (ioctl(vm->vcpu_fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, PFX "KVM_RUN: %s\n", strerror(errno));
-			return KVMGUEST_FAIL;
+			return kvmguest_err(KVMGUEST_FAIL, "KVM_RUN: %s\n", strerror(errno));
 		}
 		ret = form->handle_exit(vm);
 	}

@@ -9,6 +9,7 @@
 #define __PERF_TESTS_WORKLOADS_KVMGUEST_VM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit codes: SKIP when the host cannot run the guest, so tests can skip. */
 #define KVMGUEST_OK	0
@@ -17,6 +18,8 @@
 
 /* All diagnostics go to stderr, leaving stdout silent. */
 #define PFX		"kvmguest: "
+/* Says why on stderr, and is @ret: return kvmguest_err(KVMGUEST_SKIP, "...\n") */
+#define kvmguest_err(ret, fmt, ...)	(fprintf(stderr, PFX fmt, ##__VA_ARGS__), (ret))
 
 /* Guest RAM: one memslot, a multiple of any host page size. */
 #define GUEST_MEM_SIZE	0x10000UL
@@ -26,6 +29,18 @@
 #define KVMGUEST_VM	1
 #elif defined(__aarch64__)
 #define KVMGUEST_VM	1
+#endif
+
+#ifdef KVMGUEST_VM
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/kernel.h>
+#include <linux/kvm.h>
 #endif
 
 /* A place in a guest's code, as a guest System.map names it (--key sym) */
@@ -82,8 +97,8 @@ struct guest_form {
 
 int guest_vm__run_form(struct guest_vm *vm, const struct guest_form *form);
 
-/* An exit that no form expects: what KVM says of it */
-void guest_vm__report_exit(const struct kvm_run *run);
+/* An exit that no form expects: says what KVM says of it, returns -1 */
+int guest_vm__report_exit(const struct kvm_run *run);
 
 /* ioctl(@fd, @req, @arg), which says which failed if it did */
 int kvmguest_ioctl(int fd, unsigned long req, void *arg, const char *name);

@@ -28,46 +28,26 @@
  * runs no real-mode guest, no in-kernel irqchip or x2APIC for the halt
  * form, or neither x86 nor arm64).
  */
-#include <stdio.h>
 #include <linux/compiler.h>
 #include "../tests.h"
 #include "kvmguest-vm.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 
-#include <errno.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <linux/kernel.h>
-#include <linux/kvm.h>
-
 /* Guest RAM: one memslot at GPA 0; anything outside it is MMIO for KVM. */
 #define GUEST_CODE_GPA		0x1000UL
-
 /* Ports KVM does not emulate in the kernel, so every access exits. */
 #define GUEST_PORT_OUT		0x500
 #define GUEST_PORT_IN		0x501
-
 /* Below 1 MiB so real mode reaches them, but outside the only memslot. */
 #define GUEST_MMIO_WRITE_GPA	0x80000UL
 #define GUEST_MMIO_READ_GPA	0x80010UL
-
-/*
- * IA32_UCODE_REV: an MSR that KVM intercepts on VMX and SVM and handles
- * in the kernel, whose guest writes it ignores.
- */
+/* IA32_UCODE_REV: KVM intercepts it on VMX and SVM, handles it in the kernel, ignores writes */
 #define GUEST_MSR		0x8b
-
 /* KVM_HC_VAPIC_POLL_IRQ: a hypercall that does nothing and returns 0. */
 #define GUEST_HYPERCALL		1
-
 /* Where the guest finds the counts of its CPUID, MSR and hypercall loops. */
 #define GUEST_COUNTS_GPA	0x700UL
-
 /* What the host hands back to the guest's reads. */
 #define GUEST_IN_VALUE		0x5a
 #define GUEST_MMIO_VALUE	0xa5
@@ -77,68 +57,37 @@
  * ESI, EDI, EBP and EBX through KVM_SET_REGS, and the four others into
  * four dwords at GUEST_COUNTS_GPA; 32-bit counters (0x66 prefix) allow
  * counts above 65535, and testing before each access allows a count of 0.
+ * Each loop: test its counter, jz past the loop, access, dec, jmp to the test.
  */
 static const unsigned char guest_code[] = {
-	0xba, 0x00, 0x05,	/* 00: mov  dx, 0x500			*/
-	0x66, 0x89, 0xf1,	/* 03: mov  ecx, esi			*/
-	0x66, 0x85, 0xc9,	/* 06: test ecx, ecx			*/
-	0x74, 0x05,		/* 09: jz   0x10			*/
-	0xee,			/* 0b: out  dx, al			*/
-	0x66, 0x49,		/* 0c: dec  ecx				*/
-	0xeb, 0xf6,		/* 0e: jmp  0x06			*/
-	0xba, 0x01, 0x05,	/* 10: mov  dx, 0x501			*/
-	0x66, 0x89, 0xf9,	/* 13: mov  ecx, edi			*/
-	0x66, 0x85, 0xc9,	/* 16: test ecx, ecx			*/
-	0x74, 0x05,		/* 19: jz   0x20			*/
-	0xec,			/* 1b: in   al, dx			*/
-	0x66, 0x49,		/* 1c: dec  ecx				*/
-	0xeb, 0xf6,		/* 1e: jmp  0x16			*/
-	0xb8, 0x00, 0x80,	/* 20: mov  ax, 0x8000			*/
-	0x8e, 0xd8,		/* 23: mov  ds, ax  ; DS base = 0x80000	*/
-	0x66, 0x89, 0xe9,	/* 25: mov  ecx, ebp			*/
-	0x66, 0x85, 0xc9,	/* 28: test ecx, ecx			*/
-	0x74, 0x07,		/* 2b: jz   0x34			*/
-	0xa2, 0x00, 0x00,	/* 2d: mov  [0x0000], al ; GPA 0x80000	*/
-	0x66, 0x49,		/* 30: dec  ecx				*/
-	0xeb, 0xf4,		/* 32: jmp  0x28			*/
-	0x66, 0x89, 0xd9,	/* 34: mov  ecx, ebx			*/
-	0x66, 0x85, 0xc9,	/* 37: test ecx, ecx			*/
-	0x74, 0x07,		/* 3a: jz   0x43			*/
-	0xa0, 0x10, 0x00,	/* 3c: mov  al, [0x0010] ; GPA 0x80010	*/
-	0x66, 0x49,		/* 3f: dec  ecx				*/
-	0xeb, 0xf4,		/* 41: jmp  0x37			*/
-	0x31, 0xc0,		/* 43: xor  ax, ax			*/
-	0x8e, 0xd8,		/* 45: mov  ds, ax  ; DS base = 0	*/
-	0x66, 0x8b, 0x36, 0x00, 0x07,	/* 47: mov esi, [0x700]		*/
-	0x66, 0x85, 0xf6,	/* 4c: test esi, esi			*/
-	0x74, 0x09,		/* 4f: jz   0x5a			*/
-	0x66, 0x31, 0xc0,	/* 51: xor  eax, eax			*/
-	0x0f, 0xa2,		/* 54: cpuid				*/
-	0x66, 0x4e,		/* 56: dec  esi				*/
-	0xeb, 0xf2,		/* 58: jmp  0x4c			*/
-	0x66, 0x8b, 0x36, 0x04, 0x07,	/* 5a: mov esi, [0x704]		*/
-	0x66, 0xb9, GUEST_MSR, 0x00, 0x00, 0x00, /* 5f: mov ecx, GUEST_MSR */
-	0x66, 0x85, 0xf6,	/* 65: test esi, esi			*/
-	0x74, 0x06,		/* 68: jz   0x70			*/
-	0x0f, 0x32,		/* 6a: rdmsr				*/
-	0x66, 0x4e,		/* 6c: dec  esi				*/
-	0xeb, 0xf5,		/* 6e: jmp  0x65			*/
-	0x66, 0x8b, 0x36, 0x08, 0x07,	/* 70: mov esi, [0x708]		*/
-	0x66, 0x31, 0xc0,	/* 75: xor  eax, eax			*/
-	0x66, 0x31, 0xd2,	/* 78: xor  edx, edx			*/
-	0x66, 0x85, 0xf6,	/* 7b: test esi, esi			*/
-	0x74, 0x06,		/* 7e: jz   0x86			*/
-	0x0f, 0x30,		/* 80: wrmsr				*/
-	0x66, 0x4e,		/* 82: dec  esi				*/
-	0xeb, 0xf5,		/* 84: jmp  0x7b			*/
-	0x66, 0x8b, 0x36, 0x0c, 0x07,	/* 86: mov esi, [0x70c]		*/
-	0x66, 0x85, 0xf6,	/* 8b: test esi, esi			*/
-	0x74, 0x0d,		/* 8e: jz   0x9d			*/
-	0x66, 0xb8, GUEST_HYPERCALL, 0x00, 0x00, 0x00, /* 90: mov eax, nr */
-	0x0f, 0x01, 0xd9,	/* 96: vmmcall ; KVM returns in eax	*/
-	0x66, 0x4e,		/* 99: dec  esi				*/
-	0xeb, 0xee,		/* 9b: jmp  0x8b			*/
-	0xf4,			/* 9d: hlt				*/
+	/* 00: port writes: mov dx, 0x500; mov ecx, esi; 06: the loop of out dx, al */
+	0xba, 0x00, 0x05, 0x66, 0x89, 0xf1,
+	0x66, 0x85, 0xc9, 0x74, 0x05, 0xee, 0x66, 0x49, 0xeb, 0xf6,
+	/* 10: port reads: mov dx, 0x501; mov ecx, edi; 16: the loop of in al, dx */
+	0xba, 0x01, 0x05, 0x66, 0x89, 0xf9,
+	0x66, 0x85, 0xc9, 0x74, 0x05, 0xec, 0x66, 0x49, 0xeb, 0xf6,
+	/* 20: MMIO writes: mov ax, 0x8000; mov ds, ax (DS base 0x80000); mov ecx, ebp */
+	0xb8, 0x00, 0x80, 0x8e, 0xd8, 0x66, 0x89, 0xe9,
+	/* 28: the loop of mov [0x0000], al: GPA 0x80000 */
+	0x66, 0x85, 0xc9, 0x74, 0x07, 0xa2, 0x00, 0x00, 0x66, 0x49, 0xeb, 0xf4,
+	/* 34: MMIO reads: mov ecx, ebx; 37: the loop of mov al, [0x0010]: GPA 0x80010 */
+	0x66, 0x89, 0xd9,
+	0x66, 0x85, 0xc9, 0x74, 0x07, 0xa0, 0x10, 0x00, 0x66, 0x49, 0xeb, 0xf4,
+	/* 43: CPUIDs: xor ax, ax; mov ds, ax (DS base 0); mov esi, [0x700] */
+	0x31, 0xc0, 0x8e, 0xd8, 0x66, 0x8b, 0x36, 0x00, 0x07,
+	/* 4c: the loop of xor eax, eax; cpuid */
+	0x66, 0x85, 0xf6, 0x74, 0x09, 0x66, 0x31, 0xc0, 0x0f, 0xa2, 0x66, 0x4e, 0xeb, 0xf2,
+	/* 5a: RDMSRs: mov esi, [0x704]; mov ecx, GUEST_MSR; 65: the loop of rdmsr */
+	0x66, 0x8b, 0x36, 0x04, 0x07, 0x66, 0xb9, GUEST_MSR, 0x00, 0x00, 0x00,
+	0x66, 0x85, 0xf6, 0x74, 0x06, 0x0f, 0x32, 0x66, 0x4e, 0xeb, 0xf5,
+	/* 70: WRMSRs: mov esi, [0x708]; xor eax, eax; xor edx, edx; 7b: the loop of wrmsr */
+	0x66, 0x8b, 0x36, 0x08, 0x07, 0x66, 0x31, 0xc0, 0x66, 0x31, 0xd2,
+	0x66, 0x85, 0xf6, 0x74, 0x06, 0x0f, 0x30, 0x66, 0x4e, 0xeb, 0xf5,
+	/* 86: hypercalls: mov esi, [0x70c]; 8b: the loop of mov eax, nr; vmmcall (sets eax) */
+	0x66, 0x8b, 0x36, 0x0c, 0x07,
+	0x66, 0x85, 0xf6, 0x74, 0x0d, 0x66, 0xb8, GUEST_HYPERCALL, 0x00, 0x00, 0x00,
+	0x0f, 0x01, 0xd9, 0x66, 0x4e, 0xeb, 0xee,
+	0xf4,	/* 9d: hlt */
 };
 
 /*
@@ -181,16 +130,13 @@ static int guest_vm__can_run(struct guest_vm *vm __maybe_unused)
 	if (!access("/sys/module/kvm_intel", F_OK) || !access("/sys/module/kvm_amd", F_OK) ||
 	    access("/sys/module/kvm_pvm", F_OK))
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "%s\n",
+	return kvmguest_err(KVMGUEST_SKIP, "%s\n",
 		"/dev/kvm is kvm_pvm's, which runs only PVM guests, not this real-mode guest: load kvm_intel or kvm_amd, or run it in the test machine (make vm-check)");
-	return KVMGUEST_SKIP;
 }
 
 /*
- * Starts the vcpu at the guest code with @regs, whose other registers the
- * caller set; interrupts stay off until the guest's own sti, if any.  The
- * vcpu starts at the reset vector (CS base 0xffff0000); point CS at GPA 0
- * instead so RIP is the code's physical address.
+ * Starts the vcpu at the guest code with @regs and interrupts off: CS based
+ * at GPA 0, not at the reset vector's 0xffff0000, makes RIP the code's GPA.
  */
 static int guest_vm__start_at_code(struct guest_vm *vm, struct kvm_regs *regs)
 {
@@ -234,9 +180,8 @@ static int handle_io(struct kvm_run *run, unsigned long *seen)
 		seen[out ? PIO_OUT : PIO_IN]++;
 		return 0;
 	}
-	fprintf(stderr, PFX "unexpected %s port %#x size %u count %u\n", out ? "out" : "in",
-		run->io.port, run->io.size, run->io.count);
-	return -1;
+	return kvmguest_err(-1, "unexpected %s port %#x size %u count %u\n", out ? "out" : "in",
+			    run->io.port, run->io.size, run->io.count);
 }
 
 static int handle_mmio(struct kvm_run *run, unsigned long *seen)
@@ -250,12 +195,10 @@ static int handle_mmio(struct kvm_run *run, unsigned long *seen)
 		seen[write ? MMIO_WRITE : MMIO_READ]++;
 		return 0;
 	}
-	fprintf(stderr, PFX "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
-		(unsigned long long)run->mmio.phys_addr, run->mmio.len);
-	return -1;
+	return kvmguest_err(-1, "unexpected MMIO %s at %#llx len %u\n", write ? "write" : "read",
+			    (unsigned long long)run->mmio.phys_addr, run->mmio.len);
 }
 
-/* Until the guest's final hlt, each access is serviced. */
 static int guest_vm__handle_exit(struct guest_vm *vm)
 {
 	switch (vm->run->exit_reason) {
@@ -266,8 +209,7 @@ static int guest_vm__handle_exit(struct guest_vm *vm)
 	case KVM_EXIT_HLT:
 		return 1;
 	default:
-		guest_vm__report_exit(vm->run);
-		return -1;
+		return guest_vm__report_exit(vm->run);
 	}
 }
 
@@ -323,49 +265,27 @@ static const struct guest_form count_form = {
  * finds an interrupt pending, which is why there may be more than N.
  */
 static const unsigned char halt_code[] = {
-	0x66, 0xb9, 0x1b, 0x00, 0x00, 0x00,	/* 00: mov  ecx, 0x1b ; APIC_BASE */
-	0x0f, 0x32,				/* 06: rdmsr			*/
-	0x0d, 0x00, 0x0c,			/* 08: or   ax, 0xc00 ; EN|EXTD	*/
-	0x0f, 0x30,				/* 0b: wrmsr			*/
-	0x66, 0x31, 0xd2,			/* 0d: xor  edx, edx		*/
-	0xb9, 0x0f, 0x08,			/* 10: mov  cx, 0x80f ; SVR	*/
-	0x66, 0xb8, 0xff, 0x01, 0x00, 0x00,	/* 13: mov  eax, 0x1ff ; enable	*/
-	0x0f, 0x30,				/* 19: wrmsr			*/
-	0xb9, 0x3e, 0x08,			/* 1b: mov  cx, 0x83e ; TDCR	*/
-	0x66, 0xb8, 0x0b, 0x00, 0x00, 0x00,	/* 1e: mov  eax, 0xb ; divide by 1 */
-	0x0f, 0x30,				/* 24: wrmsr			*/
-	0xb9, 0x32, 0x08,			/* 26: mov  cx, 0x832 ; LVTT	*/
-	0x66, 0xb8, 0x20, 0x00, 0x02, 0x00,	/* 29: mov  eax, 0x20020 ; periodic */
-	0x0f, 0x30,				/* 2f: wrmsr			*/
-	0xb9, 0x38, 0x08,			/* 31: mov  cx, 0x838 ; TMICT	*/
-	0x66, 0x89, 0xf5,			/* 34: mov  ebp, esi		*/
-	0x66, 0x85, 0xed,			/* 37: test ebp, ebp		*/
-	0x74, 0x0c,				/* 3a: jz   0x48		*/
-	0x66, 0x89, 0xf8,			/* 3c: mov  eax, edi		*/
-	0x0f, 0x30,				/* 3f: wrmsr ; arm the timer	*/
-	0xfb,					/* 41: sti			*/
-	0xf4,					/* 42: hlt			*/
-	0xfa,					/* 43: cli			*/
-	0x66, 0x4d,				/* 44: dec  ebp			*/
-	0xeb, 0xef,				/* 46: jmp  0x37		*/
-	0x66, 0x31, 0xc0,			/* 48: xor  eax, eax		*/
-	0x0f, 0x30,				/* 4b: wrmsr ; stop the timer	*/
-	0xba, 0x02, 0x05,			/* 4d: mov  dx, 0x502		*/
-	0xee,					/* 50: out  dx, al		*/
-	0xf4,					/* 51: hlt ; not reached	*/
-	/* 52: the timer's handler, through IVT entry GUEST_TIMER_VECTOR */
-	0x66, 0x50,				/* 52: push eax			*/
-	0x66, 0x51,				/* 54: push ecx			*/
-	0x66, 0x52,				/* 56: push edx			*/
-	0x66, 0xff, 0x06, 0x00, 0x06,		/* 58: inc  dword [0x600]	*/
-	0x66, 0xb9, 0x0b, 0x08, 0x00, 0x00,	/* 5d: mov  ecx, 0x80b ; EOI	*/
-	0x66, 0x31, 0xc0,			/* 63: xor  eax, eax		*/
-	0x66, 0x31, 0xd2,			/* 66: xor  edx, edx		*/
-	0x0f, 0x30,				/* 69: wrmsr			*/
-	0x66, 0x5a,				/* 6b: pop  edx			*/
-	0x66, 0x59,				/* 6d: pop  ecx			*/
-	0x66, 0x58,				/* 6f: pop  eax			*/
-	0xcf,					/* 71: iret			*/
+	/* 00: x2APIC mode: mov ecx, 0x1b (APIC_BASE); rdmsr; or ax, 0xc00 (EN | EXTD); wrmsr */
+	0x66, 0xb9, 0x1b, 0x00, 0x00, 0x00, 0x0f, 0x32, 0x0d, 0x00, 0x0c, 0x0f, 0x30,
+	/* 0d: xor edx, edx; enable: mov cx, 0x80f (SVR); mov eax, 0x1ff; wrmsr */
+	0x66, 0x31, 0xd2, 0xb9, 0x0f, 0x08, 0x66, 0xb8, 0xff, 0x01, 0x00, 0x00, 0x0f, 0x30,
+	/* 1b: divide by 1: mov cx, 0x83e (TDCR); mov eax, 0xb; wrmsr */
+	0xb9, 0x3e, 0x08, 0x66, 0xb8, 0x0b, 0x00, 0x00, 0x00, 0x0f, 0x30,
+	/* 26: periodic, vector 0x20: mov cx, 0x832 (LVTT); mov eax, 0x20020; wrmsr */
+	0xb9, 0x32, 0x08, 0x66, 0xb8, 0x20, 0x00, 0x02, 0x00, 0x0f, 0x30,
+	/* 31: mov cx, 0x838 (TMICT); mov ebp, esi; 37: test ebp, ebp; jz 0x48 */
+	0xb9, 0x38, 0x08, 0x66, 0x89, 0xf5, 0x66, 0x85, 0xed, 0x74, 0x0c,
+	/* 3c: mov eax, edi; wrmsr (arm the timer); sti; hlt; cli; dec ebp; jmp 0x37 */
+	0x66, 0x89, 0xf8, 0x0f, 0x30, 0xfb, 0xf4, 0xfa, 0x66, 0x4d, 0xeb, 0xef,
+	/* 48: xor eax, eax; wrmsr (stop the timer); mov dx, 0x502; out dx, al; hlt (not reached) */
+	0x66, 0x31, 0xc0, 0x0f, 0x30, 0xba, 0x02, 0x05, 0xee, 0xf4,
+	/* 52: the timer's handler, IVT entry GUEST_TIMER_VECTOR: push eax; push ecx; push edx */
+	0x66, 0x50, 0x66, 0x51, 0x66, 0x52,
+	/* 58: inc dword [0x600]; EOI: mov ecx, 0x80b; xor eax, eax; xor edx, edx; wrmsr */
+	0x66, 0xff, 0x06, 0x00, 0x06, 0x66, 0xb9, 0x0b, 0x08, 0x00, 0x00,
+	0x66, 0x31, 0xc0, 0x66, 0x31, 0xd2, 0x0f, 0x30,
+	/* 6b: pop edx; pop ecx; pop eax; iret */
+	0x66, 0x5a, 0x66, 0x59, 0x66, 0x58, 0xcf,
 };
 
 /*
@@ -378,10 +298,8 @@ static int guest_vm__add_irqchip(struct guest_vm *vm)
 
 	if (ret)
 		return ret;
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) <= 0) {
-		fprintf(stderr, PFX "no in-kernel irqchip on this host\n");
-		return KVMGUEST_SKIP;
-	}
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_IRQCHIP) <= 0)
+		return kvmguest_err(KVMGUEST_SKIP, "no in-kernel irqchip on this host\n");
 	return KVMGUEST_IOCTL(vm->vm_fd, KVM_CREATE_IRQCHIP, NULL) ? KVMGUEST_SKIP : KVMGUEST_OK;
 }
 
@@ -402,8 +320,7 @@ static struct kvm_cpuid2 *get_supported_cpuid(int kvm_fd)
 		if (errno != E2BIG)
 			break;
 	}
-	fprintf(stderr, PFX "KVM_GET_SUPPORTED_CPUID: %s\n", strerror(errno));
-	return NULL;
+	return kvmguest_err(NULL, "KVM_GET_SUPPORTED_CPUID: %s\n", strerror(errno));
 }
 
 /* KVM lets the guest enable x2APIC mode only if its CPUID has it. */
@@ -420,10 +337,8 @@ static int guest_vm__set_cpuid(struct guest_vm *vm)
 		    (cpuid->entries[i].ecx & CPUID_1_ECX_X2APIC))
 			ret = KVMGUEST_OK;
 	}
-	if (ret == KVMGUEST_SKIP)
-		fprintf(stderr, PFX "KVM offers no x2APIC to guests\n");
-	else
-		ret = KVMGUEST_IOCTL(vm->vcpu_fd, KVM_SET_CPUID2, cpuid);
+	ret = ret ? kvmguest_err(ret, "KVM offers no x2APIC to guests\n") :
+		    KVMGUEST_IOCTL(vm->vcpu_fd, KVM_SET_CPUID2, cpuid);
 	free(cpuid);
 	return ret;
 }
@@ -434,8 +349,7 @@ static int guest_vm__set_cpuid(struct guest_vm *vm)
  */
 static int guest_vm__set_halt_entry(struct guest_vm *vm)
 {
-	unsigned char *ivt = (unsigned char *)vm->mem + GUEST_TIMER_VECTOR * 4;
-	unsigned int offset = GUEST_CODE_GPA + GUEST_IRQ_HANDLER;
+	uint16_t *ivt = (uint16_t *)vm->mem + GUEST_TIMER_VECTOR * 2;
 	struct kvm_regs regs = {
 		.rsp = GUEST_STACK_TOP,
 		.rsi = vm->halts,
@@ -445,10 +359,8 @@ static int guest_vm__set_halt_entry(struct guest_vm *vm)
 
 	if (ret)
 		return ret;
-	ivt[0] = offset & 0xff;
-	ivt[1] = offset >> 8;
-	ivt[2] = 0;
-	ivt[3] = 0;
+	ivt[0] = GUEST_CODE_GPA + GUEST_IRQ_HANDLER;
+	ivt[1] = 0;
 	return guest_vm__start_at_code(vm, &regs);
 }
 
@@ -460,14 +372,11 @@ static int guest_vm__handle_halt_exit(struct guest_vm *vm)
 {
 	struct kvm_run *run = vm->run;
 
-	if (run->exit_reason != KVM_EXIT_IO) {
-		guest_vm__report_exit(run);
-		return -1;
-	}
+	if (run->exit_reason != KVM_EXIT_IO)
+		return guest_vm__report_exit(run);
 	if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == GUEST_PORT_DONE)
 		return 1;
-	fprintf(stderr, PFX "unexpected access to port %#x\n", run->io.port);
-	return -1;
+	return kvmguest_err(-1, "unexpected access to port %#x\n", run->io.port);
 }
 
 static int check_halts(struct guest_vm *vm)
@@ -476,8 +385,7 @@ static int check_halts(struct guest_vm *vm)
 
 	if (irqs >= vm->halts)
 		return KVMGUEST_OK;
-	fprintf(stderr, PFX "timer interrupts: %u for %lu halts\n", irqs, vm->halts);
-	return KVMGUEST_FAIL;
+	return kvmguest_err(KVMGUEST_FAIL, "timer interrupts: %u for %lu halts\n", irqs, vm->halts);
 }
 
 static const struct guest_form halt_form = {
@@ -507,7 +415,6 @@ static int kvmguest(int argc, const char **argv)
 
 #elif defined(__aarch64__)
 
-/* The guest of kvmguest-arm64.c: the same two forms, its own accesses */
 static int kvmguest(int argc, const char **argv)
 {
 	return kvmguest_arm64(argc, argv);
@@ -517,8 +424,7 @@ static int kvmguest(int argc, const char **argv)
 
 static int kvmguest(int argc __maybe_unused, const char **argv __maybe_unused)
 {
-	fprintf(stderr, PFX "the guest code is for x86 and arm64 only\n");
-	return KVMGUEST_SKIP;
+	return kvmguest_err(KVMGUEST_SKIP, "the guest code is for x86 and arm64 only\n");
 }
 
 #endif
