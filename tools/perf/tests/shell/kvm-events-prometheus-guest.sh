@@ -25,11 +25,19 @@ test_cleanup() {
 	[ -n "$node" ] && kill "$node" && wait "$node"
 }
 
-# scrape PORT FILE: the /metrics of PORT into FILE
+# scrape PORT FILE: the /metrics of PORT into FILE; a server that does
+# not listen yet, on a loaded emulated CPU, is asked again for 10 s
 scrape() {
-	python3 -c 'import sys, urllib.request
-sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())' \
-		"http://127.0.0.1:$1/metrics" > "$2"
+	python3 -c 'import sys, time, urllib.request
+for attempt in range(10):
+    try:
+        page = urllib.request.urlopen(sys.argv[1], timeout=30).read().decode()
+        break
+    except OSError as e:
+        if attempt == 9:
+            sys.exit("%s: %s" % (sys.argv[1], e))
+        time.sleep(1)
+sys.stdout.write(page)' "http://127.0.0.1:$1/metrics" > "$2"
 }
 
 # check FILE WHAT: the guest's exits in FILE, and promtool's lint
@@ -68,7 +76,11 @@ for _ in $(seq 240); do
 	sleep 0.5
 done
 sleep 3
-scrape "$perf_port" "$dir/live.prom" || { echo "FAIL: live's /metrics"; err=1; }
+if ! scrape "$perf_port" "$dir/live.prom"; then
+	echo "FAIL: live's /metrics; live said:"
+	tail -5 "$dir/live.out"
+	err=1
+fi
 check "$dir/live.prom" "live --metrics-listen"
 scrape "$NODE_PORT" "$dir/node.prom" || { echo "FAIL: node_exporter's /metrics"; err=1; }
 check "$dir/node.prom" "node_exporter of live --metrics-file"
