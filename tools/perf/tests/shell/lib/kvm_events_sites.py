@@ -73,18 +73,14 @@ def cmd_sites(data, analysis, mode, kallsyms=None):
                 fail(case, f"{name}: {field} {got[name].get(field)}, expected {st.get(field)}")
 
 
-def check_guest_sites(data, counts):
+def check_loop_sites(data, tables, loops):
     """--key sym with the guest's own map of its loops (perf test -w
-    kvmguest map): each loop makes its exits of each analysis, exactly; in
-    vmexit, each loop at least its own, and every exit is in a loop"""
-    n = counts
+    kvmguest map): in each analysis of TABLES, each loop makes exactly its
+    exits; in vmexit, each loop of LOOPS at least its own, and every exit
+    is in one of them"""
     kallsyms = data + ".map"
     with open(kallsyms, "w") as f:
         f.write(perf(["test", "-w", "kvmguest", "map"]))
-    tables = {"ioport": {"pio_out_loop": n["out"], "pio_in_loop": n["in"]},
-              "mmio": {"mmio_write_loop": n["write"], "mmio_read_loop": n["read"]},
-              "msr": {"rdmsr_loop": n["rdmsr"], "wrmsr_loop": n["wrmsr"]},
-              "hypercall": {"hypercall_loop": n["hc"]}}
     for analysis, want in tables.items():
         got = {k["key"]: k["samples"] for k in report(data, [
             "--event", analysis, "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
@@ -93,33 +89,30 @@ def check_guest_sites(data, counts):
             fail(f"{data} {analysis} --key sym", f"sites {got}, expected {want}")
     got = {k["key"]: k["samples"] for k in report(data, [
         "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
-    loops = {"pio_out_loop": n["out"], "pio_in_loop": n["in"], "cpuid_loop": n["cpuid"],
-             "mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
-             "rdmsr_loop": n["rdmsr"], "wrmsr_loop": n["wrmsr"],
-             "hypercall_loop": n["hc"], "guest_halt": 1}
     if set(got) - set(loops) or any(got.get(k, 0) < v for k, v in loops.items()):
         fail(f"{data} vmexit --key sym", f"sites {got}, expected at least {loops}")
+
+
+def check_guest_sites(data, n):
+    """The x86 guest's loops: its port, MMIO, MSR and hypercall loops
+    exactly, and in vmexit its CPUID loop and final halt too"""
+    check_loop_sites(data, {
+        "ioport": {"pio_out_loop": n["out"], "pio_in_loop": n["in"]},
+        "mmio": {"mmio_write_loop": n["write"], "mmio_read_loop": n["read"]},
+        "msr": {"rdmsr_loop": n["rdmsr"], "wrmsr_loop": n["wrmsr"]},
+        "hypercall": {"hypercall_loop": n["hc"]}},
+        {"pio_out_loop": n["out"], "pio_in_loop": n["in"], "cpuid_loop": n["cpuid"],
+         "mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
+         "rdmsr_loop": n["rdmsr"], "wrmsr_loop": n["wrmsr"],
+         "hypercall_loop": n["hc"], "guest_halt": 1})
 
 
 def check_guest_arm64_sites(data, n):
-    """--key sym with the arm64 guest's map (perf test -w kvmguest map):
-    its MMIO accesses and calls in their loops, exactly; in vmexit, each
-    loop at least its own exits, and every exit in the guest's code"""
-    kallsyms = data + ".map"
-    with open(kallsyms, "w") as f:
-        f.write(perf(["test", "-w", "kvmguest", "map"]))
-    tables = {"mmio": {"mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
-                       "guest_done": 1},
-              "hypercall": {"hvc_loop": n["hvc"]}}
-    for analysis, want in tables.items():
-        got = {k["key"]: k["samples"] for k in report(data, [
-            "--event", analysis, "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
-        want = {k: v for k, v in want.items() if v}
-        if got != want:
-            fail(f"{data} {analysis} --key sym", f"sites {got}, expected {want}")
-    got = {k["key"]: k["samples"] for k in report(data, [
-        "--key", "sym", "--guest-kallsyms", kallsyms])["keys"]}
-    loops = {"guest_setup": 1, "mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
-             "hvc_loop": n["hvc"], "sysreg_loop": n["sysreg"], "guest_done": 1}
-    if set(got) - set(loops) or any(got.get(k, 0) < v for k, v in loops.items()):
-        fail(f"{data} vmexit --key sym", f"sites {got}, expected at least {loops}")
+    """The arm64 guest's loops: its MMIO accesses and calls exactly, and
+    in vmexit its set-up and system register loop too"""
+    check_loop_sites(data, {
+        "mmio": {"mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
+                 "guest_done": 1},
+        "hypercall": {"hvc_loop": n["hvc"]}},
+        {"guest_setup": 1, "mmio_write_loop": n["write"], "mmio_read_loop": n["read"],
+         "hvc_loop": n["hvc"], "sysreg_loop": n["sysreg"], "guest_done": 1})
