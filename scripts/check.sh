@@ -193,11 +193,11 @@ same_reports() {
 
 # The test machines run in two lanes of about the same length.  The
 # first: on Debian's 6.12 kernel, all the x86 guest tests.  Under the
-# sanitizers, ASan's perf is several times slower on the
-# emulated CPU (all seven took over 28 minutes): there, on 6.12 only, the
-# four whose real recordings go through every analysis, reader and
-# recorder, not the readers' many layouts, the cut recordings nor live's
-# timing, which the plain check, run first in CI, has just run.
+# sanitizers, ASan's perf is slower on the emulated CPU: there, the four
+# whose real recordings go through every analysis, reader and recorder
+# (305 s in a clean clone's check), not the readers' many layouts, the
+# cut recordings nor live's timing, which the plain check, run first in
+# CI, has just run.
 x86_lane() {
 	if [ -z "$san_log" ]; then
 		vm_check vm1 "x86 6.12" "$perf" 6.12
