@@ -424,6 +424,12 @@ echo
 echo "Where the time went (wall seconds; the lanes ran side by side):"
 awk '{ s = $1; $1 = ""; printf "  %-60s %5d\n", substr($0, 2), s }' "$times"
 printf '  %-60s %5d\n' "check.sh in all, wall" $(($EPOCHSECONDS - check_start))
+# and with the builds make ran before check.sh
+before=0
+[ -n "${CHECK_TIMES:-}" ] && [ -f "$CHECK_TIMES" ] &&
+	before=$(awk '{ s += $1 } END { print s + 0 }' "$CHECK_TIMES")
+printf '  %-60s %5d\n' "in all, with the builds before check.sh" \
+	$((before + EPOCHSECONDS - check_start))
 echo "The slowest ten tests (seconds, where, test):"
 slowest | awk -F '\t' '{ printf "  %5d  %-14s %s\n", $1, $2, $3 }'
 
