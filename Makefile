@@ -211,36 +211,27 @@ define timed
 		echo "$$(($$(date +%s) - start)) $(2)" >> $(CHECK_TIMES)
 endef
 
-ifeq ($(SANITIZE),1)
-check:
-	@mkdir -p $(BUILD) $(dir $(SAN_LOG)) && rm -f $(CHECK_TIMES)
-	$(call timed,perf-san,build: the ASan and UBSan perf (and kvmgen))
-	$(call timed,deps-check,the tests' packages)
-	@$(SAN_ENV) CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh $(SAN_OUT)/perf $(BASE) $(TREE)
+# make check-host: the same without the test machines, for the edit loop
+CHECK_ARGS = $(if $(filter check-host,$@),--host)
 
-check-host:
+ifeq ($(SANITIZE),1)
+check check-host:
 	@mkdir -p $(BUILD) $(dir $(SAN_LOG)) && rm -f $(CHECK_TIMES)
 	$(call timed,perf-san,build: the ASan and UBSan perf (and kvmgen))
 	$(call timed,deps-check,the tests' packages)
-	@$(SAN_ENV) CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh --host $(SAN_OUT)/perf $(BASE) $(TREE)
+	@$(SAN_ENV) CHECK_TIMES=$(CHECK_TIMES) \
+		scripts/check.sh $(CHECK_ARGS) $(SAN_OUT)/perf $(BASE) $(TREE)
 else
 # and the arm64 guest tests, with the arm64 perf, in the arm64 test
 # machine (the sanitized run leaves them out: no arm64 ASan perf).  The
 # arm64 perf is built in check.sh's second lane, beside the host's tests.
-check:
+check check-host:
 	@mkdir -p $(BUILD) && rm -f $(CHECK_TIMES)
 	$(call timed,perf,build: perf (and kvmgen))
 	$(call timed,deps-check,the tests' packages)
 	@ARM64_PERF=$(ARM64_OUT)/perf CHECK_TIMES=$(CHECK_TIMES) \
 		ARM64_BUILD="$(MAKE) --no-print-directory -C $(CURDIR) perf-arm64" \
-		scripts/check.sh $(PERF) $(BASE) $(TREE)
-
-# The edit loop's check: the host's tests and checkpatch, no test machine
-check-host:
-	@mkdir -p $(BUILD) && rm -f $(CHECK_TIMES)
-	$(call timed,perf,build: perf (and kvmgen))
-	$(call timed,deps-check,the tests' packages)
-	@CHECK_TIMES=$(CHECK_TIMES) scripts/check.sh --host $(PERF) $(BASE) $(TREE)
+		scripts/check.sh $(CHECK_ARGS) $(PERF) $(BASE) $(TREE)
 endif
 
 VM_KERNEL ?= 6.12
