@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <signal.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -33,6 +35,8 @@
 #include "util/kvm-events-sites.h"
 #include "util/kvm-events-live.h"
 #include "util/kvm-events-metrics.h"
+#include "util/kvm-events-vms.h"
+#include "util/kvm-events-vms-file.h"
 #include "util/machine.h"
 #include "util/session.h"
 #include "util/time-utils.h"
@@ -60,6 +64,7 @@ struct kvm_events_args {
 	bool				force;
 	bool				generic_reader;
 	struct kvm_events_metrics	metrics;	/* --metrics-* */
+	struct kvm_events_vm_filter	*vm_filter;	/* --vm */
 	bool				tui;		/* --tui */
 	bool				stdio;		/* --stdio */
 };
@@ -107,6 +112,71 @@ static void explain_missing_tracepoints(void)
 }
 
 /*
+ * The file perf record writes, as its -o says, else perf.data; NULL for a
+ * pipe, whose header is gone when the names are known.
+ */
+static const char *recorded_file(int argc, const char **argv)
+{
+	const char *path = NULL;
+	struct stat st;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"))
+			path = i + 1 < argc ? argv[++i] : NULL;
+		else if (!strncmp(argv[i], "--output=", 9))
+			path = argv[i] + 9;
+		else if (!strncmp(argv[i], "-o", 2))
+			path = argv[i] + 2;
+	}
+	if (!path && !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode))
+		return NULL;
+	path = path ?: "perf.data";
+	return strcmp(path, "-") ? path : NULL;
+}
+
+/* Whether @path was written since @start: the recording, not an older file */
+static bool written_since(const char *path, const struct timespec *start)
+{
+	struct stat st;
+
+	return path && !stat(path, &st) &&
+	       (st.st_mtim.tv_sec > start->tv_sec ||
+		(st.st_mtim.tv_sec == start->tv_sec && st.st_mtim.tv_nsec >= start->tv_nsec));
+}
+
+/* What perf record saw of the VMs, to be stored in the file it writes */
+struct vms_naming {
+	struct kvm_events_vms_watch	*watch;
+	struct timespec			start;
+	const char			*path;	/* NULL: a pipe */
+};
+
+/* Before perf record, whose option parsing moves its arguments about */
+static void vms_naming__start(struct vms_naming *n, int argc, const char **argv)
+{
+	n->path = recorded_file(argc, argv);
+	clock_gettime(CLOCK_REALTIME, &n->start);
+	/* A coarse clock may stamp the file a tick before now. */
+	n->start.tv_sec--;
+	n->watch = kvm_events_vms_watch__start("/proc");
+	if (!n->watch)
+		pr_debug("kvm-events: cannot watch /proc: the VMs are not named\n");
+}
+
+/*
+ * After perf record (@ret), the names of the VMs it saw go into the file's
+ * header; a file that perf record did not write is left alone.
+ */
+static int vms_naming__end(struct vms_naming *n, int ret)
+{
+	if (kvm_events_vms_watch__stop(n->watch,
+				       !ret && written_since(n->path, &n->start) ? n->path : NULL))
+		ret = ret ?: 1;
+	return ret;
+}
+
+/*
  * perf record with the kvm tracepoints of the analyses in @tps (0: the
  * default ones); @output, if set, is its -o.
  */
@@ -115,6 +185,7 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 {
 	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
 	int i, rec_argc = 0, found = 0, ret, nr;
+	struct vms_naming naming;
 	const char **rec_argv;
 
 	if (!tps)
@@ -161,7 +232,9 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 	for (i = 1; i < argc; i++)
 		rec_argv[rec_argc++] = argv[i];
 
+	vms_naming__start(&naming, rec_argc, rec_argv);
 	ret = cmd_record(rec_argc, rec_argv);
+	ret = vms_naming__end(&naming, ret);
 	free(rec_argv);
 	return ret;
 }
@@ -342,6 +415,19 @@ static int parse_pids(const struct option *opt, const char *arg, int unset)
 	return -EINVAL;
 }
 
+static int parse_vms(const struct option *opt, const char *arg, int unset)
+{
+	struct kvm_events_args *a = opt->value;
+
+	kvm_events_vm_filter__delete(a->vm_filter);
+	a->vm_filter = NULL;
+	a->view.vms = unset ? NULL : arg;
+	if (unset)
+		return 0;
+	a->vm_filter = kvm_events_vm_filter__new(kvm_events_cmd, arg);
+	return a->vm_filter ? 0 : -EINVAL;
+}
+
 static int parse_duration(const struct option *opt, const char *arg, int unset)
 {
 	struct kvm_events_args *a = opt->value;
@@ -517,6 +603,7 @@ static void args__exit(struct kvm_events_args *a)
 	kvm_events_metrics__stop(&a->metrics);
 	kvm_events_guest_symbols__exit(&a->guest_symbols);
 	intlist__delete(a->opts.pids);
+	kvm_events_vm_filter__delete(a->vm_filter);
 	free(a->opts.vcpu_ranges);
 }
 
@@ -527,6 +614,8 @@ static const struct option analysis_options[] = {
 		     parse_analysis),
 	OPT_CALLBACK(0, "vcpu", &args, "vcpus",
 		     "only these vcpu ids, e.g. 1 or 0,2-5", parse_vcpus),
+	OPT_CALLBACK(0, "vm", &args, "name|uuid|pid[,...]",
+		     "only these VMs: names (shell globs), uuids or pids", parse_vms),
 	OPT_END()
 };
 
@@ -648,6 +737,7 @@ static void kvm_events__init(struct kvm_events_recording *kvm, const char *input
 	kvm->threads = args.threads;
 	kvm->force = args.force;
 	kvm->generic_reader = args.generic_reader;
+	kvm->vm_filter = args.vm_filter;
 }
 
 
@@ -658,6 +748,8 @@ static struct kvm_events_display kvm_events__display(struct kvm_events_recording
 		.report		= &kvm->report,
 		.input		= kvm->input,
 		.machine	= &kvm->session->machines.host,
+		.vms		= kvm->vms,
+		.vm_filter	= args.vm_filter,
 		.header_first	= kvm->session->evlist->first_sample_time,
 		.header_last	= kvm->session->evlist->last_sample_time,
 	};
@@ -805,10 +897,14 @@ static void report_browse__put(struct kvm_events_browse_source *src __maybe_unus
 static int report_browse__load(struct report_browse *rb,
 			       const struct kvm_events_analysis *analysis)
 {
+	int ret;
+
 	kvm_events_recording__exit(&rb->kvm);
 	args.analysis = analysis;
 	kvm_events__init(&rb->kvm, args.input);
-	return kvm_events_recording__load(&rb->kvm, args.analysis);
+	ret = kvm_events_recording__load(&rb->kvm, args.analysis);
+	rb->src.vms = rb->kvm.vms;
+	return ret;
 }
 
 static int report_browse__analysis(struct kvm_events_browse_source *src,
@@ -866,6 +962,7 @@ static int report_tui(void)
 	args__for_tui(&args);
 	kvm_events__init(&rb.kvm, args.input);
 	ret = kvm_events_recording__load(&rb.kvm, args.analysis);
+	rb.src.vms = rb.kvm.vms;
 	if (!ret) {
 		kvm_events_view__fit(&args.view, &rb.kvm.report, rb.kvm.input);
 		ret = kvm_events_browse__run(&rb.src, args.analysis);
@@ -1073,7 +1170,7 @@ static int live_bpf(int argc, const char **argv)
 		.delay = args.delay, .map_entries = args.bpf_map_entries,
 		.pids = live_args.pid, .all = live_args.system_wide,
 		.argc = argc, .argv = argv, .tui = live_args.tui,
-		.metrics = &args.metrics,
+		.metrics = &args.metrics, .vm_filter = args.vm_filter,
 	};
 
 	if (live_args.tid || live_args.cpu_list || live_args.mmap_pages) {
@@ -1091,7 +1188,6 @@ static int live_open_metrics(void)
 	if (!kvm_events_metrics__wanted(&args.metrics))
 		return 0;
 	args__metrics(&args);
-	args.metrics.live = true;
 	live_args.metrics = &args.metrics;
 	return kvm_events_metrics__open(&args.metrics, "live") ?:
 	       kvm_events_metrics__serve(&args.metrics, "live");
@@ -1127,6 +1223,7 @@ static int kvm_events_live(int argc, const char **argv)
 	live_args.opts = &args.opts;
 	live_args.view = &args.view;
 	live_args.delay = args.delay;
+	live_args.vm_filter = args.vm_filter;
 	live_args.argc = argc;
 	live_args.argv = argv;
 	ret = kvm_events_live__run(&live_args);

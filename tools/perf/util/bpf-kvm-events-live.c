@@ -21,9 +21,11 @@
 #include <linux/kernel.h>
 
 #include "debug.h"
+#include "intlist.h"
 #include "kvm-events.h"
 #include "kvm-events-browse.h"
 #include "kvm-events-display.h"
+#include "kvm-events-live.h"
 #include "kvm-events-metrics.h"
 #include "bpf-kvm-events.h"
 
@@ -47,6 +49,9 @@ struct snapshot {
 struct bpf_live {
 	const struct kvm_events_bpf_live	*args;
 	struct kvm_events_bpf			*bpf;
+	/* The report's options: --vm's pids are live's, and grow */
+	struct kvm_events_options		opts;
+	struct kvm_events_live_vms		vms;	/* named from /proc */
 	struct snapshot				last;	/* at the last refresh */
 	/* --tui: the browser reads the maps on its own timer */
 	struct kvm_events_browse_source		browse;
@@ -70,7 +75,7 @@ static int snapshot__read(struct bpf_live *live, struct snapshot *s, bool final)
 	const struct kvm_events_bpf_live *args = live->args;
 
 	memset(s, 0, sizeof(*s));
-	if (kvm_events_report__init(&s->report, args->analysis, args->opts) ||
+	if (kvm_events_report__init(&s->report, args->analysis, &live->opts) ||
 	    kvm_events_bpf__read(live->bpf, &s->report, final))
 		return -ENOMEM;
 	s->keys = kvm_events_report__sorted(&s->report, &args->view->sort, &s->nr);
@@ -83,7 +88,43 @@ static struct kvm_events_display display_of(struct bpf_live *live, struct snapsh
 		.view	= live->args->view,
 		.report	= &s->report,
 		.input	= "bpf",
+		.vms	= live->vms.vms,
+		.vm_filter = live->args->vm_filter,
 	};
+}
+
+static void drop_pid(u32 pid, void *arg)
+{
+	struct bpf_live *live = arg;
+
+	kvm_events_bpf__forget_pid(live->bpf, pid);
+}
+
+/*
+ * Before a reading of the maps: --vm decides on each process they hold
+ * that it has not seen; at a refresh, new VMs are named and taken, and
+ * those seen to exit at the last one leave the maps, their last
+ * interval shown.
+ */
+static int bpf_live__vms(struct bpf_live *live, bool refresh)
+{
+	struct intlist *pids = intlist__new(NULL);
+	struct int_node *node;
+	int err = pids ? 0 : -ENOMEM;
+
+	if (refresh)
+		err = err ?: kvm_events_live_vms__scan(&live->vms, "/proc");
+	err = err ?: kvm_events_bpf__pids(live->bpf, pids);
+	if (!err) {
+		intlist__for_each_entry(node, pids)
+			kvm_events_live_vms__takes(&live->vms, node->i);
+	}
+	if (refresh)
+		err = err ?: kvm_events_live_vms__exits(&live->vms, pids, drop_pid, live);
+	if (err)
+		pr_warning_once("perf kvm-events live: out of memory to name the VMs\n");
+	intlist__delete(pids);
+	return err;
 }
 
 /* --metrics-*: what the maps hold, at each refresh and at the end */
@@ -163,6 +204,7 @@ static int live__refresh(struct bpf_live *live)
 {
 	struct snapshot now;
 
+	bpf_live__vms(live, true);
 	if (snapshot__read(live, &now, false)) {
 		snapshot__exit(&now);
 		return -ENOMEM;
@@ -183,7 +225,10 @@ static int live__refresh(struct bpf_live *live)
 static int print_final(struct bpf_live *live)
 {
 	struct snapshot end;
-	int err = snapshot__read(live, &end, true);
+	int err;
+
+	bpf_live__vms(live, false);
+	err = snapshot__read(live, &end, true);
 
 	err = err ?: publish(live, &end);
 	if (!err && !live->args->tui) {
@@ -268,6 +313,8 @@ static struct kvm_events_report *browse__get(struct kvm_events_browse_source *sr
 
 	if (machine)
 		*machine = NULL;
+	/* Once the workload ended, the screen is the last: nothing leaves it. */
+	bpf_live__vms(live, !live->workload_ended);
 	if (snapshot__read(live, &live->browsed, false)) {
 		snapshot__exit(&live->browsed);
 		return NULL;
@@ -306,6 +353,7 @@ static int browse(struct bpf_live *live, pid_t workload, int *status)
 		.get	= browse__get,
 		.put	= browse__put,
 		.ended	= browse__ended,
+		.vms	= live->vms.vms,
 	};
 	live->workload = workload;
 	err = kvm_events_browse__run(&live->browse, live->args->analysis);
@@ -345,7 +393,12 @@ static int setup(struct bpf_live *live, const char *pids, pid_t workload)
 	const struct kvm_events_bpf_live *args = live->args;
 
 	live->bpf = kvm_events_bpf__new(args->map_entries);
-	if (!live->bpf)
+	if (!live->bpf || kvm_events_live_vms__init(&live->vms, args->vm_filter))
+		return -ENOMEM;
+	live->opts = *args->opts;
+	if (args->vm_filter)
+		live->opts.pids = live->vms.taken;
+	if (kvm_events_live_vms__scan(&live->vms, "/proc"))
 		return -ENOMEM;
 	if (kvm_events_bpf__add_analysis(live->bpf, args->analysis) ||
 	    (pids && add_pids(live->bpf, pids)) ||
@@ -403,6 +456,7 @@ int kvm_events_bpf__live(const struct kvm_events_bpf_live *args)
 	}
 	snapshot__exit(&live.last);
 	kvm_events_bpf__delete(live.bpf);
+	kvm_events_live_vms__exit(&live.vms);
 	if (err || ended < 0)
 		return 1;
 	return workload > 0 ? workload_status(status) : 0;

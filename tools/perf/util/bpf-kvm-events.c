@@ -20,6 +20,7 @@
 #include <linux/zalloc.h>
 
 #include "debug.h"
+#include "intlist.h"
 #include "kvm-events.h"
 #include "kvm-events-analysis.h"
 #include "latency-dist.h"
@@ -429,6 +430,94 @@ int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
 	if (final)
 		read_pending(bpf, report);
 	return read_buckets(bpf, report);
+}
+
+/* Where a map's entries hold their process's pid */
+struct pid_at {
+	struct bpf_map	*map;
+	size_t		offset;
+	bool		in_value;	/* else in the key */
+};
+
+static void pid_at(struct kvm_events_bpf *bpf, struct pid_at *at)
+{
+	at[0] = (struct pid_at){ bpf->skel->maps.keys,
+				 offsetof(struct kvm_events_bpf_key, pid), false };
+	at[1] = (struct pid_at){ bpf->skel->maps.buckets,
+				 offsetof(struct kvm_events_bpf_bucket, key.pid), false };
+	at[2] = (struct pid_at){ bpf->skel->maps.threads,
+				 offsetof(struct kvm_events_bpf_thread, pid), true };
+}
+
+/*
+ * Calls @fn with each entry's key and pid, the map's next key read first:
+ * @fn may delete the entry it is given.
+ */
+static int map__walk_pids(const struct pid_at *at,
+			     int (*fn)(int fd, const void *key, u32 pid, void *arg), void *arg)
+{
+	int fd = bpf_map__fd(at->map), err = 0, more;
+	void *key = zalloc(bpf_map__key_size(at->map));
+	void *next = zalloc(bpf_map__key_size(at->map));
+	void *value = zalloc(bpf_map__value_size(at->map));
+	u32 pid;
+
+	if (!key || !next || !value) {
+		err = -ENOMEM;
+		goto out;
+	}
+	more = !bpf_map_get_next_key(fd, NULL, next);
+	while (more && !err) {
+		memcpy(key, next, bpf_map__key_size(at->map));
+		more = !bpf_map_get_next_key(fd, key, next);
+		if (at->in_value && bpf_map_lookup_elem(fd, key, value))
+			continue;
+		memcpy(&pid, (at->in_value ? value : key) + at->offset, sizeof(pid));
+		err = fn(fd, key, pid, arg);
+	}
+out:
+	free(key);
+	free(next);
+	free(value);
+	return err;
+}
+
+static int add_pid_of(int fd __maybe_unused, const void *key __maybe_unused, u32 pid,
+		      void *arg)
+{
+	int err = intlist__add(arg, pid);
+
+	return err == -EEXIST ? 0 : err;
+}
+
+int kvm_events_bpf__pids(struct kvm_events_bpf *bpf, struct intlist *pids)
+{
+	struct pid_at at[3];
+	int i, err = 0;
+
+	pid_at(bpf, at);
+	for (i = 0; i < 3 && !err; i++)
+		err = map__walk_pids(&at[i], add_pid_of, pids);
+	return err;
+}
+
+static int delete_of(int fd, const void *key, u32 pid, void *arg)
+{
+	if (pid == *(u32 *)arg)
+		bpf_map_delete_elem(fd, key);
+	return 0;
+}
+
+/* The process exited: its keys leave the maps, and their room comes back. */
+int kvm_events_bpf__forget_pid(struct kvm_events_bpf *bpf, u32 pid)
+{
+	struct pid_at at[3];
+	int i, err = 0;
+
+	pid_at(bpf, at);
+	for (i = 0; i < 3 && !err; i++)
+		err = map__walk_pids(&at[i], delete_of, &pid);
+	return err;
 }
 
 int kvm_events_bpf__stats(struct kvm_events_bpf *bpf,

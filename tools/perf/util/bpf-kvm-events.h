@@ -13,9 +13,11 @@
 
 struct kvm_events_analysis;
 struct kvm_events_decoder;
+struct intlist;
 struct kvm_events_options;
 struct kvm_events_report;
 struct kvm_events_view;
+struct kvm_events_vm_filter;
 struct tep_event;
 
 /* --bpf-map-entries: keys; the histograms' buckets get 16 times as many */
@@ -30,6 +32,7 @@ struct kvm_events_bpf_live {
 	u32					delay;	/* seconds */
 	u32					map_entries;
 	const char				*pids;	/* -p */
+	struct kvm_events_vm_filter		*vm_filter;	/* --vm */
 	bool					all;	/* -a */
 	int					argc;	/* the command */
 	const char				**argv;
@@ -64,6 +67,10 @@ const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_b
  */
 int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
 			 struct kvm_events_report *report, bool final);
+/* Adds to @pids the processes the maps hold keys or threads of */
+int kvm_events_bpf__pids(struct kvm_events_bpf *bpf, struct intlist *pids);
+/* Deletes process @pid's keys and threads from the maps: it exited */
+int kvm_events_bpf__forget_pid(struct kvm_events_bpf *bpf, u32 pid);
 /* For the tests: the program's own counts, and one key's maps */
 void kvm_events_bpf__counts(struct kvm_events_bpf *bpf,
 			    struct kvm_events_bpf_counts *counts);

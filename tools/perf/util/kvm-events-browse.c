@@ -6,6 +6,7 @@
  * written as lines by the report's own printers, so that the browser's
  * rows are the report's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -250,7 +251,44 @@ static struct kvm_events_display browse__display(const struct kvm_events_browse 
 		.report		= (struct kvm_events_report *)&b->rows,
 		.input		= b->src->title,
 		.interval	= b->interval,
+		.vms		= b->src->vms,
 	};
+}
+
+/* What a VM's name, as the title and the messages show it, can hold */
+#define KVM_EVENTS_BROWSE_VM_TEXT	96
+
+/* @buf, one line: a newline in a name would break the screen's */
+static const char *one_line(char *buf)
+{
+	char *c;
+
+	for (c = buf; *c; c++) {
+		if (iscntrl((unsigned char)*c))
+			*c = '?';
+	}
+	return buf;
+}
+
+/* VM @pid as the title and the messages show it, "web1 (195)"; NULL: no name */
+static const char *vm_text(const struct kvm_events_browse *b, u32 pid, char *buf, size_t size)
+{
+	struct kvm_events_display d = browse__display(b);
+	const char *name = kvm_events_display__vm_name(&d, pid);
+
+	if (!name)
+		return NULL;
+	snprintf(buf, size, "%s (%u)", name, pid);
+	return one_line(buf);
+}
+
+/* "VM web1 (195)", where the VM that p shows has a name */
+static void browse__say_vm(struct kvm_events_browse *b)
+{
+	char vm[KVM_EVENTS_BROWSE_VM_TEXT];
+
+	if (b->pid != KVM_EVENTS_BROWSE_ALL && vm_text(b, b->pid, vm, sizeof(vm)))
+		snprintf(b->message, sizeof(b->message), "VM %s", vm);
 }
 
 static void rows__measure(struct kvm_events_browse *b)
@@ -386,6 +424,7 @@ int kvm_events_browse__next_pid(struct kvm_events_browse *b)
 	/* The vcpus of the VM shown, from the next tick's keys */
 	b->nr_vcpus = 0;
 	browse__say_filter(b, "VM", b->pid);
+	browse__say_vm(b);
 	return kvm_events_browse__tick(b);
 }
 
@@ -423,9 +462,17 @@ static const char *filter_text(u32 v, char *buf, size_t size)
 	return buf;
 }
 
+/* The VM the title shows: "all", "web1 (195)" or "195" */
+static const char *vm_shown(const struct kvm_events_browse *b, char *buf, size_t size)
+{
+	if (b->pid != KVM_EVENTS_BROWSE_ALL && vm_text(b, b->pid, buf, size))
+		return buf;
+	return filter_text(b->pid, buf, size);
+}
+
 void kvm_events_browse__title(const struct kvm_events_browse *b, char *buf, size_t size)
 {
-	char pid[16], vcpu[16];
+	char pid[KVM_EVENTS_BROWSE_VM_TEXT], vcpu[16];
 	const char *sort = b->sort_column < 0 ? "name" :
 			   kvm_events_view__column_name(&b->view, b->sort_column);
 
@@ -434,7 +481,7 @@ void kvm_events_browse__title(const struct kvm_events_browse *b, char *buf, size
 	snprintf(buf, size, "perf kvm-events %s: %s, %s | sort: %s | VM: %s | VCPU: %s%s%s",
 		 b->src->title, kvm_events_analysis__name(b->analysis),
 		 b->interval ? "last interval" : "since the start", sort,
-		 filter_text(b->pid, pid, sizeof(pid)), filter_text(b->vcpu, vcpu, sizeof(vcpu)),
+		 vm_shown(b, pid, sizeof(pid)), filter_text(b->vcpu, vcpu, sizeof(vcpu)),
 		 b->paused ? " | PAUSED" : "",
 		 b->src->ended && b->src->ended(b->src) ? " | ENDED" : "");
 }
@@ -539,6 +586,14 @@ static void detail__vcpus(const struct kvm_events_browse *b, struct kvm_events_k
 	fprintf(fp, "\n");
 	for (i = 0; i < nr; i++) {
 		const char *comm = machine ? kvm_events_display__comm(&d, vcpus[i]->pid) : NULL;
+		const char *vm_name = kvm_events_display__vm_name(&d, vcpus[i]->pid);
+		char name[KVM_EVENTS_BROWSE_VM_TEXT];
+
+		/* Where its owner named the VM, its name, on one line */
+		if (vm_name) {
+			snprintf(name, sizeof(name), "%s", vm_name);
+			comm = one_line(name);
+		}
 
 		fprintf(fp, "%8u %-16s ", vcpus[i]->pid, comm ?: "?");
 		if (vcpus[i]->group == KVM_EVENTS_NO_VCPU)

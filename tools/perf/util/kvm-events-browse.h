@@ -43,6 +43,8 @@ struct kvm_events_browse_source {
 							const struct kvm_events_analysis *analysis);
 	/* Whether no more will come: the workload or the watched VMs ended */
 	bool				(*ended)(struct kvm_events_browse_source *src);
+	/* The VMs' names (kvm-events-vms.h); NULL: pids and comms only */
+	struct kvm_events_vms		*vms;
 };
 
 /* The filters' "every VM", "every vcpu" */

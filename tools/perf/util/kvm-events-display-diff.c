@@ -14,6 +14,7 @@
 #include "kvm-events.h"
 #include "kvm-events-display.h"
 #include "kvm-events-display-json.h"
+#include "intlist.h"
 
 /* The original layout's width of the key column, and its least */
 #define KEY_WIDTH	20
@@ -398,11 +399,36 @@ static void json_diff_row(const struct diff_sides *sides, const struct diff_row 
 	fprintf(fp, ", \"time_per_s_change_ns\": %.6f}", time_change_ns(sides, row));
 }
 
+/* With --vm, the VMs it took in one recording: their pids and names there */
+static void json_diff_vms(const struct kvm_events_display *d, FILE *fp)
+{
+	struct int_node *node;
+	const char *name;
+
+	fputs(", \"vms\": ", fp);
+	if (!d->view->vms) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('[', fp);
+	intlist__for_each_entry(node, d->report->opts.pids) {
+		name = kvm_events_display__vm_name(d, node->i);
+		fprintf(fp, "{\"pid\": %lu, \"vm\": ", node->i);
+		if (name)
+			kvm_events_json_string(name, fp);
+		else
+			fputs("null", fp);
+		fprintf(fp, "}%s", intlist__next(node) ? ", " : "");
+	}
+	fputc(']', fp);
+}
+
 static void json_diff_input(const char *name, const struct kvm_events_display *d,
 			    double seconds, FILE *fp)
 {
 	fprintf(fp, "  \"%s\": {\"input\": ", name);
 	kvm_events_json_string(d->input, fp);
+	json_diff_vms(d, fp);
 	fprintf(fp, ", \"seconds\": %.9f},\n", seconds);
 }
 
@@ -414,6 +440,12 @@ static void print_diff_json(const struct diff_sides *sides, const struct diff_ro
 
 	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"analysis\": \"%s\",\n",
 		KVM_EVENTS_SCHEMA_VERSION, kvm_events_analysis__name(analysis));
+	fprintf(fp, "  \"schema_minor\": %d,\n  \"vm\": ", KVM_EVENTS_SCHEMA_MINOR);
+	if (sides->old->view->vms)
+		kvm_events_json_string(sides->old->view->vms, fp);
+	else
+		fputs("null", fp);
+	fputs(",\n", fp);
 	json_diff_input("old", sides->old, sides->old_s, fp);
 	json_diff_input("new", sides->new, sides->new_s, fp);
 	fprintf(fp, "  \"keys\": [\n");
@@ -476,6 +508,41 @@ static void print_diff_csv(const struct diff_sides *sides, const struct diff_row
 	}
 }
 
+/*
+ * The VMs --vm took in one recording, by their pids there: the same VM
+ * after a restart is the same name with another pid.
+ */
+static void print_diff_vms(const struct kvm_events_display *d, const char *side, FILE *fp)
+{
+	struct int_node *node;
+	const char *name;
+
+	fprintf(fp, "; %s:", side);
+	intlist__for_each_entry(node, d->report->opts.pids) {
+		name = kvm_events_display__vm_name(d, node->i);
+		fputc(' ', fp);
+		if (name)
+			kvm_events_print_name(name, fp);
+		fprintf(fp, "%spid %lu%s", name ? " (" : "", node->i, name ? ")" : "");
+		if (intlist__next(node))
+			fputc(',', fp);
+	}
+	if (!intlist__nr_entries(d->report->opts.pids))
+		fputs(" none", fp);
+}
+
+/* "--vm web1; old: web1 (pid 4242); new: web1 (pid 5353)", with --vm */
+static void print_diff_vm_filter(const struct diff_sides *sides, FILE *fp)
+{
+	if (!sides->old->view->vms)
+		return;
+	fputs("--vm ", fp);
+	kvm_events_print_name(sides->old->view->vms, fp);
+	print_diff_vms(sides->old, "old", fp);
+	print_diff_vms(sides->new, "new", fp);
+	fputs("\n\n", fp);
+}
+
 static void print_diff_table(struct diff_sides *sides, const struct diff_row *rows,
 			     size_t nr, FILE *fp)
 {
@@ -488,6 +555,7 @@ static void print_diff_table(struct diff_sides *sides, const struct diff_row *ro
 	}
 	fprintf(fp, "\n\nCompare %s (%.6fs) with %s (%.6fs):\n\n", sides->old->input,
 		sides->old_s, sides->new->input, sides->new_s);
+	print_diff_vm_filter(sides, fp);
 	print_diff_rows(sides, rows, nr, false, fp);
 	if (split_idle && nr_idle) {
 		fprintf(fp, "\nIdle: the vcpu waits for work:\n\n");

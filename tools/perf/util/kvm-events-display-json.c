@@ -13,6 +13,7 @@
 #include "kvm-events-display.h"
 #include "kvm-events-display-json.h"
 #include "kvm-events-sched.h"
+#include "kvm-events-vms.h"
 
 /* The percentiles of each time, as JSON and CSV name them */
 static const struct {
@@ -63,6 +64,30 @@ static void json_histogram(struct kvm_events_key *key, FILE *fp)
 		fprintf(fp, ", \"count\": %" PRIu64 "}", key->log2_ns[b]);
 	}
 	fprintf(fp, "]");
+}
+
+struct json_vms {
+	FILE	*fp;
+	size_t	nr;
+};
+
+static void json_string_or_null(const char *s, FILE *fp)
+{
+	if (s)
+		kvm_events_json_string(s, fp);
+	else
+		fputs("null", fp);
+}
+
+/* A --per-vm or --per-vcpu key's VM as its owner names it: null where not */
+static void json_vm_name(const struct kvm_events_display *d, u32 pid, FILE *fp)
+{
+	const struct kvm_events_vm *vm = kvm_events_display__vm(d, pid);
+
+	fputs(", \"vm\": ", fp);
+	json_string_or_null(kvm_events_display__vm_name(d, pid), fp);
+	fputs(", \"vm_uuid\": ", fp);
+	json_string_or_null(vm ? vm->uuid : NULL, fp);
 }
 
 /* A --per-vcpu key's vcpu: its VM's pid and comm, and its id */
@@ -139,6 +164,8 @@ static void json_key(const struct kvm_events_display *d, struct kvm_events_key *
 	kvm_events_json_string(key->name, fp);
 	if (d->report->opts.group == KVM_EVENTS_GROUP_VCPU)
 		json_vcpu(d, key, fp);
+	if (d->report->opts.group != KVM_EVENTS_GROUP_NONE)
+		json_vm_name(d, key->pid, fp);
 	fprintf(fp, ", \"samples\": %" PRIu64 ", \"timed\": %" PRIu64
 		", \"samples_pct\": %.6f, \"time_pct\": %.6f, \"total_ns\": %" PRIu64,
 		key->samples, key->timed, kvm_events_samples_share(key, totals),
@@ -287,6 +314,7 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 			fprintf(fp, "%u", o->vcpu);
 		fprintf(fp, ", \"pid\": %u, \"tid\": %u, \"key\": ", o->pid, o->tid);
 		kvm_events_json_string(name, fp);
+		json_vm_name(d, o->pid, fp);
 		if (o->timed)
 			fprintf(fp, ", \"duration_ns\": %" PRIu64, o->duration);
 		else
@@ -301,6 +329,33 @@ static void json_top(const struct kvm_events_display *d, FILE *fp)
 	fprintf(fp, "%s],\n", r->nr_top ? "\n  " : "");
 }
 
+static int json_vm(const struct kvm_events_vm *vm, void *arg)
+{
+	struct json_vms *list = arg;
+
+	fprintf(list->fp, "%s\n    {\"pid\": %u, \"comm\": ", list->nr++ ? "," : "", vm->pid);
+	json_string_or_null(vm->comm, list->fp);
+	fputs(", \"vm\": ", list->fp);
+	json_string_or_null(vm->name, list->fp);
+	fputs(", \"vm_uuid\": ", list->fp);
+	json_string_or_null(vm->uuid, list->fp);
+	fputs(", \"vm_cgroup\": ", list->fp);
+	json_string_or_null(vm->cgroup, list->fp);
+	fprintf(list->fp, ", \"vm_source\": \"%s\"}", kvm_events_vm_source__name(vm->source));
+	return 0;
+}
+
+/* The VMs the recording (or live, /proc) names, whether they exited or not */
+static void json_vms(const struct kvm_events_display *d, FILE *fp)
+{
+	struct json_vms list = { .fp = fp };
+
+	fputs("  \"vms\": [", fp);
+	if (d->vms)
+		kvm_events_vms__for_each(d->vms, json_vm, &list);
+	fprintf(fp, "%s],\n", list.nr ? "\n  " : "");
+}
+
 void kvm_events_display__json(const struct kvm_events_display *d,
 			      struct kvm_events_key **keys, size_t nr, FILE *fp)
 {
@@ -312,6 +367,7 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 	fprintf(fp, "{\n  \"schema_version\": %d,\n  \"input\": ",
 		KVM_EVENTS_SCHEMA_VERSION);
 	kvm_events_json_string(d->input, fp);
+	fprintf(fp, ",\n  \"schema_minor\": %d", KVM_EVENTS_SCHEMA_MINOR);
 	fprintf(fp, ",\n  \"analysis\": \"%s\",\n  \"sort\": ",
 		kvm_events_analysis__name(d->report->analysis));
 	kvm_events_json_string(d->view->sort_names, fp);
@@ -320,6 +376,8 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 	json_filter("vcpu", d->view->vcpus, fp);
 	fprintf(fp, ", ");
 	json_filter("pid", d->view->pids, fp);
+	fprintf(fp, ", ");
+	json_filter("vm", d->view->vms, fp);
 	fprintf(fp, ", ");
 	json_filter("time", d->view->time, fp);
 	fprintf(fp, ", ");
@@ -336,6 +394,7 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 		fprintf(fp, "%s\n", i + 1 < nr ? "," : "");
 	}
 	fprintf(fp, "  ],\n");
+	json_vms(d, fp);
 	if (d->report->opts.top)
 		json_top(d, fp);
 	fprintf(fp, "  \"totals\": {\"read\": %" PRIu64 ", \"samples\": %" PRIu64
@@ -373,6 +432,8 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 #define CSV_NR_TOP		4
 /* Only where switches were recorded; of a top row, its offcpu_ns only */
 #define CSV_SPLIT_COLUMNS	"oncpu_ns,offcpu_ns,preempted_ns,blocked_ns,switched"
+/* Last, so that the columns before keep their places: a VM's name and uuid */
+#define CSV_VM_COLUMNS		"vm,vm_uuid"
 
 static void csv_empty(int nr, FILE *fp)
 {
@@ -396,32 +457,56 @@ static void csv_group(const struct kvm_events_display *d, const struct kvm_event
 		fprintf(fp, "%u", key->group);
 }
 
-/* A --per-vcpu key's pid, comm (quoted if it must be) and vcpu id */
+/* A cell of text, quoted if it must be */
+static void csv_string(const char *s, FILE *fp)
+{
+	const char *c;
+
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (c = s; *c; c++) {
+		if (*c == '"')
+			fputc('"', fp);
+		fputc(*c, fp);
+	}
+	fputc('"', fp);
+}
+
+/* A --per-vcpu key's pid, comm and vcpu id */
 static void csv_vcpu(const struct kvm_events_display *d, const struct kvm_events_key *key,
 		     FILE *fp)
 {
-	const char *comm, *c;
-
 	if (d->report->opts.group != KVM_EVENTS_GROUP_VCPU) {
 		csv_empty(CSV_NR_VCPU, fp);
 		return;
 	}
-	comm = kvm_events_display__comm(d, key->pid) ?: "";
 	fprintf(fp, ",%u,", key->pid);
-	if (strpbrk(comm, ",\"\n")) {
-		fputc('"', fp);
-		for (c = comm; *c; c++) {
-			if (*c == '"')
-				fputc('"', fp);
-			fputc(*c, fp);
-		}
-		fputc('"', fp);
-	} else {
-		fputs(comm, fp);
-	}
+	csv_string(kvm_events_display__comm(d, key->pid) ?: "", fp);
 	fputc(',', fp);
 	if (key->group != KVM_EVENTS_NO_VCPU)
 		fprintf(fp, "%u", key->group);
+}
+
+/* The name and uuid of VM @pid, empty where there is none */
+static void csv_vm(const struct kvm_events_display *d, u32 pid, FILE *fp)
+{
+	const struct kvm_events_vm *vm = pid ? kvm_events_display__vm(d, pid) : NULL;
+	const char *name = pid ? kvm_events_display__vm_name(d, pid) : NULL;
+
+	fputc(',', fp);
+	csv_string(name ?: "", fp);
+	fputc(',', fp);
+	csv_string(vm && vm->uuid ? vm->uuid : "", fp);
+}
+
+/* A key's VM, where the keys are the VMs' or their vcpus' */
+static void csv_key_vm(const struct kvm_events_display *d, const struct kvm_events_key *key,
+		       FILE *fp)
+{
+	csv_vm(d, d->report->opts.group == KVM_EVENTS_GROUP_NONE ? 0 : key->pid, fp);
 }
 
 /* A key's time on and off CPU; empty where not all was split, or no key */
@@ -464,6 +549,7 @@ static void csv_key(const struct kvm_events_display *d, struct kvm_events_key *k
 	csv_vcpu(d, key, fp);
 	csv_empty(CSV_NR_BUCKET + CSV_NR_TOP, fp);
 	csv_split(d, key, fp);
+	csv_key_vm(d, key, fp);
 	fputc('\n', fp);
 }
 
@@ -488,6 +574,7 @@ static void csv_histogram(const struct kvm_events_display *d, struct kvm_events_
 		fprintf(fp, ",%" PRIu64, key->log2_ns[b]);
 		csv_empty(CSV_NR_TOP, fp);
 		csv_split(d, NULL, fp);
+		csv_key_vm(d, key, fp);
 		fputc('\n', fp);
 	}
 }
@@ -524,6 +611,7 @@ static void csv_top(const struct kvm_events_display *d, FILE *fp)
 		if (o->rip)
 			fprintf(fp, "%#" PRIx64, o->rip);
 		csv_top_split(d, o, fp);
+		csv_vm(d, o->pid, fp);
 		fputc('\n', fp);
 	}
 }
@@ -541,6 +629,7 @@ static void csv_comments(const struct kvm_events_display *d, FILE *fp)
 		d->view->sort_names, group_names[d->report->opts.group],
 		d->view->vcpus ?: "", d->view->pids ?: "", d->view->time ?: "",
 		d->view->duration_us);
+	fprintf(fp, "# schema_minor=%d vm=%s\n", KVM_EVENTS_SCHEMA_MINOR, d->view->vms ?: "");
 	fprintf(fp, "# first_sample_ns=");
 	if (t->read)
 		fprintf(fp, "%" PRIu64, t->first_time);
@@ -576,6 +665,7 @@ void kvm_events_display__csv(const struct kvm_events_display *d,
 		CSV_TOP_COLUMNS);
 	if (d->report->opts.sched)
 		fprintf(fp, "," CSV_SPLIT_COLUMNS);
+	fputs("," CSV_VM_COLUMNS, fp);
 	fputc('\n', fp);
 	for (i = 0; i < nr; i++) {
 		group_totals(keys, nr, i, &totals);

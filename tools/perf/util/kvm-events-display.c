@@ -5,6 +5,7 @@
  * table.  JSON and CSV are in kvm-events-display-json.c, diff's output
  * in kvm-events-display-diff.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include "kvm-events.h"
 #include "kvm-events-display.h"
 #include "kvm-events-sched.h"
+#include "kvm-events-vms.h"
 #include "machine.h"
 #include "thread.h"
 #include "time-utils.h"
@@ -416,15 +418,33 @@ static void print_histogram(struct kvm_events_key *key, FILE *fp)
 
 const char *kvm_events_display__comm(const struct kvm_events_display *d, u32 pid)
 {
+	const struct kvm_events_vm *vm;
 	struct thread *thread;
 	const char *comm = NULL;
 
-	thread = machine__find_thread(d->machine, pid, pid);
+	thread = d->machine ? machine__find_thread(d->machine, pid, pid) : NULL;
 	if (thread) {
 		comm = thread__comm_str(thread);
 		thread__put(thread);
 	}
+	/* A process that started before the recording has no COMM in it. */
+	if (!comm || !*comm) {
+		vm = kvm_events_display__vm(d, pid);
+		comm = vm && vm->comm ? vm->comm : comm;
+	}
 	return comm;
+}
+
+const struct kvm_events_vm *kvm_events_display__vm(const struct kvm_events_display *d, u32 pid)
+{
+	return d->vms ? kvm_events_vms__find(d->vms, pid) : NULL;
+}
+
+const char *kvm_events_display__vm_name(const struct kvm_events_display *d, u32 pid)
+{
+	const struct kvm_events_vm *vm = kvm_events_display__vm(d, pid);
+
+	return vm ? vm->name ?: vm->uuid : NULL;
 }
 
 /* A task's comm, or NULL: the idle task's is in no thread perf keeps */
@@ -438,11 +458,34 @@ static bool is_number(const char *list)
 	return strspn(list, "0123456789") == strlen(list);
 }
 
+/* A name in a text line: its control characters (a newline...) as '?' */
+void kvm_events_print_name(const char *name, FILE *fp)
+{
+	for (; *name; name++)
+		fputc(iscntrl((unsigned char)*name) ? '?' : *name, fp);
+}
+
+/* "VM web1 (pid 4242, qemu-system-x86)", where its owner named it */
+static bool print_vm_name(const struct kvm_events_display *d, u32 pid, const char *comm,
+			  FILE *fp)
+{
+	const char *name = kvm_events_display__vm_name(d, pid);
+
+	if (!name)
+		return false;
+	fputs("VM ", fp);
+	kvm_events_print_name(name, fp);
+	fprintf(fp, " (pid %u%s%s)", pid, comm ? ", " : "", comm ?: "");
+	return true;
+}
+
 /* "VM pid 4242 (qemu-system-x86)", without the comm when it is unknown */
 static void print_vm(const struct kvm_events_display *d, u32 pid, FILE *fp)
 {
 	const char *comm = kvm_events_display__comm(d, pid);
 
+	if (print_vm_name(d, pid, comm, fp))
+		return;
 	fprintf(fp, "VM pid %u", pid);
 	if (comm)
 		fprintf(fp, " (%s)", comm);
@@ -481,6 +524,11 @@ static void print_title(const struct kvm_events_display *d, struct kvm_events_ke
 	default:
 		if (pids)
 			fprintf(fp, "VM %s %s, ", is_number(pids) ? "pid" : "pids", pids);
+		if (d->view->vms) {
+			fputs("VM ", fp);
+			kvm_events_print_name(d->view->vms, fp);
+			fputs(", ", fp);
+		}
 		if (d->view->vcpus)
 			print_vcpus_shown(d, "", fp);
 		else
@@ -676,6 +724,19 @@ static void print_switched(const struct kvm_events_display *d, struct kvm_events
 		split ? (double)switched * 100 / split : 0.0);
 }
 
+/* --vm's patterns that took no VM: said, not an empty table alone */
+static void print_vms_unmatched(const struct kvm_events_display *d, FILE *fp)
+{
+	char *unmatched = d->vm_filter ? kvm_events_vm_filter__unmatched(d->vm_filter) : NULL;
+
+	if (!unmatched)
+		return;
+	fputs("--vm: no VM matches ", fp);
+	kvm_events_print_name(unmatched, fp);
+	fputs(".\n", fp);
+	free(unmatched);
+}
+
 static void print_footer(const struct kvm_events_display *d, struct kvm_events_key **keys,
 			 size_t nr, FILE *fp)
 {
@@ -699,6 +760,7 @@ static void print_footer(const struct kvm_events_display *d, struct kvm_events_k
 			(unsigned long long)t->no_end, (unsigned long long)t->no_begin);
 	if (t->filtered)
 		fprintf(fp, "Filtered out:%" PRIu64 " samples.\n", t->filtered);
+	print_vms_unmatched(d, fp);
 	if (t->no_memory)
 		fprintf(fp, "Left out for lack of memory:%" PRIu64 " samples.\n", t->no_memory);
 	if (kvm_events_totals__lost(t))

@@ -12,6 +12,9 @@
 #include "kvm-events.h"
 
 struct machine;
+struct kvm_events_vm;
+struct kvm_events_vms;
+struct kvm_events_vm_filter;
 struct kvm_events_column;
 
 #define KVM_EVENTS_MAX_COLUMNS		16
@@ -23,6 +26,8 @@ struct kvm_events_column;
 
 /* Of --json and --csv: it changes when a field is renamed or removed. */
 #define KVM_EVENTS_SCHEMA_VERSION	1
+/* ...and the fields added to it: 1, the VMs' names */
+#define KVM_EVENTS_SCHEMA_MINOR		1
 
 enum kvm_events_format {
 	KVM_EVENTS_FORMAT_TABLE,
@@ -43,6 +48,7 @@ struct kvm_events_view {
 	/* The filters as the user wrote them: titles, JSON and CSV echo them. */
 	const char		*vcpus;
 	const char		*pids;
+	const char		*vms;		/* --vm */
 	const char		*time;
 	double			duration_us;
 };
@@ -53,12 +59,23 @@ struct kvm_events_display {
 	struct kvm_events_report	*report;
 	const char			*input;
 	struct machine			*machine;	/* names --per-vm's VMs */
+	/* ...as their owners do: the recording's names, or live's from /proc */
+	struct kvm_events_vms		*vms;
+	struct kvm_events_vm_filter	*vm_filter;	/* --vm: says what it did not find */
 	/* The header's first and last sample times; equal: not recorded */
 	u64				header_first;
 	u64				header_last;
 	/* The browser's table of an interval: counts, no statistics */
 	bool				interval;
 };
+
+/* VM @pid as its owner names it (kvm-events-vms.h), or NULL: not a VMM known */
+const struct kvm_events_vm *kvm_events_display__vm(const struct kvm_events_display *d, u32 pid);
+
+/* ...its name, else its uuid, or NULL */
+const char *kvm_events_display__vm_name(const struct kvm_events_display *d, u32 pid);
+/* A name in a text line: its control characters as '?' */
+void kvm_events_print_name(const char *name, FILE *fp);
 
 /* --fields LIST into view->columns; @cmd names the subcommand in errors */
 int kvm_events_view__set_fields(struct kvm_events_view *view, const char *cmd,

@@ -216,6 +216,8 @@ static void svg_escaped(const char *s, FILE *fp)
 			fputs("&amp;", fp);
 		else if (*s == '\'')
 			fputs("&#39;", fp);
+		else if ((unsigned char)*s < ' ' && *s != '\t')
+			fputc('?', fp);	/* no XML 1.0 character */
 		else
 			fputc(*s, fp);
 	}
@@ -349,12 +351,17 @@ static void write_head(const struct layout *l, u64 left_keys, u64 left_samples,
 		MARGIN, l->heatmap->origin / 1e9);
 	fprintf(l->fp, "%" PRIu64 " columns of %s; y: latency, log2 ns buckets",
 		l->columns, width);
-	if (d->view->vcpus || d->view->pids || d->view->time || d->view->duration_us) {
+	if (d->view->vcpus || d->view->pids || d->view->vms || d->view->time ||
+	    d->view->duration_us) {
 		fprintf(l->fp, "; filters:");
 		if (d->view->vcpus)
 			fprintf(l->fp, " --vcpu %s", d->view->vcpus);
 		if (d->view->pids)
 			fprintf(l->fp, " -p %s", d->view->pids);
+		if (d->view->vms) {
+			fprintf(l->fp, " --vm ");
+			svg_escaped(d->view->vms, l->fp);
+		}
 		if (d->view->time)
 			fprintf(l->fp, " --time %s", d->view->time);
 		if (d->view->duration_us)
@@ -374,6 +381,23 @@ static void write_head(const struct layout *l, u64 left_keys, u64 left_samples,
 	write_legend(l, 46);
 }
 
+/* " (VM web1, pid 4242 vcpu 0)", where its owner named the VM */
+static bool write_title_vm(const struct kvm_events_display *d, const struct kvm_events_key *key,
+			   enum kvm_events_group group, FILE *fp)
+{
+	const char *name = kvm_events_display__vm_name(d, key->pid);
+
+	if (!name)
+		return false;
+	fputs(" (VM ", fp);
+	svg_escaped(name, fp);
+	fprintf(fp, ", pid %u", key->pid);
+	if (group == KVM_EVENTS_GROUP_VCPU && key->group != KVM_EVENTS_NO_VCPU)
+		fprintf(fp, " vcpu %u", key->group);
+	fputc(')', fp);
+	return true;
+}
+
 /* The panel's title: the analysis, the key, its group, its samples */
 static void write_title(const struct layout *l, const struct kvm_events_key *key)
 {
@@ -383,6 +407,9 @@ static void write_title(const struct layout *l, const struct kvm_events_key *key
 	fprintf(fp, "<text x='%d' y='20' font-size='13' font-weight='bold'>%s ",
 		PLOT_X, kvm_events_analysis__name(l->d->report->analysis));
 	svg_escaped(key->name, fp);
+	/* A named VM's title says it all; others are shown by pid. */
+	if (group != KVM_EVENTS_GROUP_NONE && write_title_vm(l->d, key, group, fp))
+		group = KVM_EVENTS_GROUP_NONE;
 	if (group == KVM_EVENTS_GROUP_VCPU && key->group != KVM_EVENTS_NO_VCPU)
 		fprintf(fp, " (pid %u vcpu %u)", key->pid, key->group);
 	else if (group != KVM_EVENTS_GROUP_NONE)

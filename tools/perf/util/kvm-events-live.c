@@ -40,11 +40,13 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "hashmap.h"
+#include "intlist.h"
 #include "kvm-events-browse.h"
 #include "kvm-events-display.h"
 #include "kvm-events-live.h"
 #include "kvm-events-metrics.h"
 #include "kvm-events-queue.h"
+#include "kvm-events-vms.h"
 #include "machine.h"
 #include "mmap.h"
 #include "mutex.h"
@@ -173,6 +175,145 @@ int kvm_events_interval__update(struct kvm_events_interval *iv,
 	return 0;
 }
 
+void kvm_events_interval__forget(struct kvm_events_interval *iv,
+				 const struct kvm_events_key *key)
+{
+	struct interval_counts *was = NULL;
+
+	if (hashmap__delete(iv->seen, key, NULL, &was))
+		free(was);
+}
+
+int kvm_events_live_vms__init(struct kvm_events_live_vms *lv,
+			      struct kvm_events_vm_filter *filter)
+{
+	memset(lv, 0, sizeof(*lv));
+	lv->filter = filter;
+	lv->vms = kvm_events_vms__new(true);
+	lv->taken = intlist__new(NULL);
+	lv->others = intlist__new(NULL);
+	lv->exited = intlist__new(NULL);
+	if (!lv->vms || !lv->taken || !lv->others || !lv->exited) {
+		kvm_events_live_vms__exit(lv);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kvm_events_live_vms__exit(struct kvm_events_live_vms *lv)
+{
+	kvm_events_vms__delete(lv->vms);
+	intlist__delete(lv->taken);
+	intlist__delete(lv->others);
+	intlist__delete(lv->exited);
+	memset(lv, 0, sizeof(*lv));
+}
+
+static int add_pid(struct intlist *pids, u32 pid)
+{
+	int err = intlist__add(pids, pid);
+
+	return err == -EEXIST ? 0 : err;
+}
+
+static void remove_pid(struct intlist *pids, u32 pid)
+{
+	struct int_node *node = intlist__find(pids, pid);
+
+	if (node)
+		intlist__remove(pids, node);
+}
+
+static int live_vms__take(const struct kvm_events_vm *vm, void *arg)
+{
+	struct kvm_events_live_vms *lv = arg;
+
+	if (!kvm_events_vm_filter__takes(lv->filter, vm, vm->pid))
+		return 0;
+	remove_pid(lv->others, vm->pid);
+	return add_pid(lv->taken, vm->pid);
+}
+
+/*
+ * A VM that starts after live is taken when it appears, before its
+ * events; a pattern that matched nothing yet may match what a process
+ * not taken before is now named: those are asked again.
+ */
+int kvm_events_live_vms__scan(struct kvm_events_live_vms *lv, const char *procfs)
+{
+	int err = kvm_events_vms__scan(lv->vms, procfs);
+
+	if (err < 0 && err != -ENOMEM)
+		pr_debug("perf kvm-events live: cannot scan %s: %s\n", procfs, strerror(-err));
+	if (err == -ENOMEM || !lv->filter)
+		return err == -ENOMEM ? err : 0;
+	intlist__delete(lv->others);
+	lv->others = intlist__new(NULL);
+	lv->decided = false;
+	if (!lv->others)
+		return -ENOMEM;
+	return kvm_events_vms__for_each(lv->vms, live_vms__take, lv);
+}
+
+bool kvm_events_live_vms__takes(struct kvm_events_live_vms *lv, u32 pid)
+{
+	bool takes;
+
+	if (!lv->filter)
+		return true;
+	if (lv->decided && pid == lv->last_pid)
+		return lv->last_taken;
+	if (intlist__has_entry(lv->taken, pid)) {
+		takes = true;
+	} else if (intlist__has_entry(lv->others, pid)) {
+		takes = false;
+	} else {
+		takes = kvm_events_vm_filter__takes(lv->filter,
+						    kvm_events_vms__find(lv->vms, pid), pid);
+		/* Without memory, not kept: asked again at the next sample */
+		add_pid(takes ? lv->taken : lv->others, pid);
+	}
+	lv->decided = true;
+	lv->last_pid = pid;
+	lv->last_taken = takes;
+	return takes;
+}
+
+/* Gone, not a zombie: its pid may be another process's by the next refresh */
+static bool pid_exited(u32 pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+/* Its pid may come back as another process: everything about it goes. */
+static void live_vms__forget(struct kvm_events_live_vms *lv, u32 pid)
+{
+	kvm_events_vms__forget(lv->vms, pid);
+	remove_pid(lv->taken, pid);
+	remove_pid(lv->others, pid);
+	lv->decided = false;
+}
+
+int kvm_events_live_vms__exits(struct kvm_events_live_vms *lv, struct intlist *pids,
+			       void (*drop)(u32 pid, void *arg), void *arg)
+{
+	struct int_node *node;
+
+	intlist__for_each_entry(node, lv->exited) {
+		drop(node->i, arg);
+		live_vms__forget(lv, node->i);
+	}
+	intlist__delete(lv->exited);
+	lv->exited = intlist__new(NULL);
+	if (!lv->exited)
+		return -ENOMEM;
+	intlist__for_each_entry(node, pids) {
+		if (node->i > 0 && pid_exited(node->i) && add_pid(lv->exited, node->i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* One run of live */
 struct live {
 	const struct kvm_events_live_args *args;
@@ -180,6 +321,11 @@ struct live {
 	struct kvm_events_queue		queue;
 	struct kvm_events_interval	interval;
 	struct machine			machine;	/* names --per-vm's VMs */
+	/* The report's options: --vm's pids are live's, and grow */
+	struct kvm_events_options	opts;
+	struct kvm_events_live_vms	vms;		/* ...as their owners do */
+	/* The browser's own: its thread asks it for names without the lock */
+	struct kvm_events_vms		*browse_vms;
 	struct evlist			*evlist;
 	struct target			target;
 	u64				start;		/* CLOCK_MONOTONIC ns */
@@ -248,6 +394,8 @@ static void live__print(struct live *live, u64 now)
 		.report		= &live->report,
 		.input		= "live",
 		.machine	= &live->machine,
+		.vms		= live->vms.vms,
+		.vm_filter	= live->args->vm_filter,
 	};
 	struct kvm_events_key **keys;
 	size_t nr;
@@ -279,10 +427,43 @@ static void live__print(struct live *live, u64 now)
 	live->last_refresh = now;
 }
 
+static void live__forget_key(struct kvm_events_key *key, void *arg)
+{
+	struct live *live = arg;
+
+	kvm_events_interval__forget(&live->interval, key);
+}
+
+static void live__drop_pid(u32 pid, void *arg)
+{
+	struct live *live = arg;
+
+	kvm_events_report__drop_pid(&live->report, pid, live__forget_key, live);
+}
+
+/*
+ * The VMs at a refresh: the new ones named, and taken if --vm says so;
+ * those that exited before the last refresh, whose last interval it
+ * showed, leave the tables and the metrics.
+ */
+static void live__vms(struct live *live)
+{
+	struct intlist *pids = intlist__new(NULL);
+	int err = pids ? 0 : -ENOMEM;
+
+	err = err ?: kvm_events_live_vms__scan(&live->vms, "/proc");
+	err = err ?: kvm_events_report__pids(&live->report, pids);
+	err = err ?: kvm_events_live_vms__exits(&live->vms, pids, live__drop_pid, live);
+	if (err)
+		pr_warning_once("perf kvm-events live: out of memory to name the VMs\n");
+	intlist__delete(pids);
+}
+
 /* What a refresh at @now shows: every sample before it, none after */
 static void live__refresh(struct live *live, u64 now)
 {
 	live__deliver(live, now);
+	live__vms(live);
 	live__print(live, now);
 }
 
@@ -318,6 +499,8 @@ static void live__sample(struct live *live, union perf_event *event)
 				evsel__name(evsel), sample.raw_size);
 		return;
 	}
+	/* --vm: a VM started since the last refresh is taken at its first sample. */
+	kvm_events_live_vms__takes(&live->vms, s->pid);
 	kvm_events_queue__push(&live->queue, s);
 }
 
@@ -608,7 +791,7 @@ static int live__browse_analysis(struct kvm_events_browse_source *src,
 	mutex_lock(&live->lock);
 	live__deliver(live, ~0ULL);
 	kvm_events_report__exit(&live->report);
-	ret = kvm_events_report__init(&live->report, analysis, live->args->opts);
+	ret = kvm_events_report__init(&live->report, analysis, &live->opts);
 	mutex_unlock(&live->lock);
 	return ret;
 }
@@ -640,6 +823,7 @@ static int live__start_browser(struct live *live)
 		.put		= live__browse_put,
 		.set_analysis	= live__browse_analysis,
 		.ended		= live__browse_ended,
+		.vms		= live->browse_vms,
 	};
 	/* A resize is the browser's: its thread unblocks SIGWINCH. */
 	pthread__block_sigwinch();
@@ -772,6 +956,24 @@ static void live__signals(void)
 	signal(SIGCHLD, live__stop);
 }
 
+/*
+ * The VMs' names from /proc, read now for the first refresh's titles;
+ * --vm's pids, the report's filter, grow as VMs appear.
+ */
+static int live__init_vms(struct live *live)
+{
+	int err = kvm_events_live_vms__init(&live->vms, live->args->vm_filter);
+
+	live->opts = *live->args->opts;
+	if (!err && live->args->vm_filter)
+		live->opts.pids = live->vms.taken;
+	if (!err && live->args->tui) {
+		live->browse_vms = kvm_events_vms__new(true);
+		err = live->browse_vms ? 0 : -ENOMEM;
+	}
+	return err ?: kvm_events_live_vms__scan(&live->vms, "/proc");
+}
+
 int kvm_events_live__run(const struct kvm_events_live_args *args)
 {
 	struct live live = {
@@ -783,7 +985,9 @@ int kvm_events_live__run(const struct kvm_events_live_args *args)
 	/* The host's processes, without its kernel maps: only names are asked. */
 	ret = machine__init(&live.machine, "", HOST_KERNEL_ID);
 	if (!ret)
-		ret = kvm_events_report__init(&live.report, args->analysis, args->opts);
+		ret = live__init_vms(&live);
+	if (!ret)
+		ret = kvm_events_report__init(&live.report, args->analysis, &live.opts);
 	if (!ret)
 		ret = kvm_events_interval__init(&live.interval);
 	if (ret) {
@@ -797,6 +1001,8 @@ int kvm_events_live__run(const struct kvm_events_live_args *args)
 	kvm_events_interval__exit(&live.interval);
 	kvm_events_queue__exit(&live.queue);
 	kvm_events_report__exit(&live.report);
+	kvm_events_live_vms__exit(&live.vms);
+	kvm_events_vms__delete(live.browse_vms);
 	machine__exit(&live.machine);
 	return ret;
 }

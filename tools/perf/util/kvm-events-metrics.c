@@ -29,6 +29,7 @@
 #include "debug.h"
 #include "kvm-events-display.h"
 #include "kvm-events-metrics.h"
+#include "kvm-events-vms.h"
 
 /* The buckets: 2^LOW_BUCKET - 1 ns (255 ns) to 2^HIGH_BUCKET - 1 ns (68.7 s) */
 #define LOW_BUCKET	8
@@ -308,45 +309,41 @@ static void label_value(const char *v, FILE *fp)
 	fputc('"', fp);
 }
 
-/* What /proc names @pid now, kept for its next pages; "" if gone */
-static const char *proc_comm(struct kvm_events_metrics *m, u32 pid)
-{
-	char path[64], buf[sizeof(m->comms[0].comm)];
-	ssize_t n = 0;
-	u32 i;
-	int fd;
-
-	for (i = 0; i < m->nr_comms; i++) {
-		if (m->comms[i].pid == pid)
-			return m->comms[i].comm;
-	}
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
-		return "";
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (m->nr_comms == KVM_EVENTS_METRICS_COMMS)
-		return "";
-	m->comms[m->nr_comms].pid = pid;
-	snprintf(m->comms[m->nr_comms].comm, sizeof(m->comms[0].comm), "%s", buf);
-	return m->comms[m->nr_comms++].comm;
-}
-
-/* A VM's comm: the recording's or live's, else, live, what /proc says */
-static const char *vm_comm(struct kvm_events_metrics *m, const struct kvm_events_display *d,
-			   u32 pid)
+/* A VM's comm: the recording's or live's, else what the VMs' table knows */
+static const char *vm_comm(const struct kvm_events_display *d, u32 pid)
 {
 	const char *comm = d->machine ? kvm_events_display__comm(d, pid) : NULL;
 
 	/* A thread live has seen no COMM of has an empty one */
-	if ((comm && *comm) || !m->live)
-		return comm ?: "";
-	return proc_comm(m, pid);
+	if ((!comm || !*comm) && d->vms)
+		comm = kvm_events_vms__comm(d->vms, pid);
+	return comm ?: "";
+}
+
+/*
+ * The labels that tell VM @pid's series apart, with --metrics-by vm.  One
+ * its owner named is that name, and its uuid, not its process: restarted
+ * under the same name, its series go on, as counters that were reset.
+ * Another is its pid and comm.
+ */
+static void vm_labels(const struct kvm_events_metrics *m, const struct kvm_events_display *d,
+		      u32 pid, FILE *fp)
+{
+	const struct kvm_events_vm *vm = kvm_events_display__vm(d, pid);
+
+	if (!(m->by & KVM_EVENTS_METRICS_VM))
+		return;
+	if (vm && vm->name) {
+		fputs(",vm=", fp);
+		label_value(vm->name, fp);
+		if (vm->uuid) {
+			fputs(",vm_uuid=", fp);
+			label_value(vm->uuid, fp);
+		}
+		return;
+	}
+	fprintf(fp, ",pid=\"%u\",comm=", pid);
+	label_value(vm_comm(d, pid), fp);
 }
 
 /* The labels of one series, then the histogram's le if any */
@@ -357,10 +354,7 @@ static void series_labels(struct kvm_events_metrics *m, const struct kvm_events_
 	label_value(kvm_events_analysis__name(d->report->analysis), fp);
 	fputs(",key=", fp);
 	label_value(key->name, fp);
-	if (m->by & KVM_EVENTS_METRICS_VM) {
-		fprintf(fp, ",pid=\"%u\",comm=", key->pid);
-		label_value(vm_comm(m, d, key->pid), fp);
-	}
+	vm_labels(m, d, key->pid, fp);
 	if (m->by & KVM_EVENTS_METRICS_VCPU) {
 		if (key->group == KVM_EVENTS_NO_VCPU)
 			fputs(",vcpu=\"\"", fp);
@@ -399,15 +393,70 @@ static void histogram(struct kvm_events_metrics *m, const struct kvm_events_disp
 	fprintf(fp, "} %" PRIu64 "\n", key->timed);
 }
 
+/* The named VMs met in a page, each with the pid their series are merged under */
+struct named_vms {
+	const struct kvm_events_vm	**vms;
+	size_t				nr;
+	u32				last_pid, last_series;	/* the last asked */
+	bool				asked;
+};
+
+static bool same_name(const struct kvm_events_vm *a, const struct kvm_events_vm *b)
+{
+	if (strcmp(a->name, b->name))
+		return false;
+	return a->uuid && b->uuid ? !strcmp(a->uuid, b->uuid) : a->uuid == b->uuid;
+}
+
+/*
+ * The pid that VM @pid's keys are merged under: the first one met of the
+ * same name and uuid, so that a label set is one series, whatever pids
+ * (a VM restarted within an interval) had that name.
+ */
+static int series_pid(const struct kvm_events_display *d, struct named_vms *named,
+		      u32 pid, u32 *series)
+{
+	const struct kvm_events_vm *vm;
+	void *p;
+	size_t i;
+
+	if (named->asked && pid == named->last_pid) {
+		*series = named->last_series;
+		return 0;
+	}
+	*series = pid;
+	vm = kvm_events_display__vm(d, pid);
+	for (i = 0; vm && vm->name && i < named->nr; i++) {
+		if (same_name(named->vms[i], vm)) {
+			*series = named->vms[i]->pid;
+			break;
+		}
+	}
+	if (vm && vm->name && i == named->nr) {
+		p = reallocarray(named->vms, named->nr + 1, sizeof(*named->vms));
+		if (!p)
+			return -ENOMEM;
+		named->vms = p;
+		named->vms[named->nr++] = vm;
+	}
+	named->asked = true;
+	named->last_pid = pid;
+	named->last_series = *series;
+	return 0;
+}
+
 /* The report's keys, merged into the labels' grouping, busiest first */
-static int metrics__keys(const struct kvm_events_metrics *m,
-			 const struct kvm_events_report *source, struct kvm_events_report *merged,
-			 struct kvm_events_key ***keys, size_t *nr)
+static int metrics__keys(const struct kvm_events_metrics *m, const struct kvm_events_display *d,
+			 struct kvm_events_report *merged, struct kvm_events_key ***keys,
+			 size_t *nr)
 {
 	static const struct kvm_events_sort_keys by_samples = { 1, { KVM_EVENTS_SORT_SAMPLE } };
+	const struct kvm_events_report *source = d->report;
 	struct kvm_events_options opts = source->opts;
+	struct named_vms named = {};
 	struct kvm_events_key **from;
 	size_t i, n;
+	int err = 0;
 
 	opts.group = m->by & KVM_EVENTS_METRICS_VCPU ? KVM_EVENTS_GROUP_VCPU :
 		     m->by & KVM_EVENTS_METRICS_VM ? KVM_EVENTS_GROUP_VM : KVM_EVENTS_GROUP_NONE;
@@ -416,18 +465,22 @@ static int metrics__keys(const struct kvm_events_metrics *m,
 	if (kvm_events_report__init(merged, source->analysis, &opts))
 		return -ENOMEM;
 	from = kvm_events_report__sorted((struct kvm_events_report *)source, &by_samples, &n);
-	for (i = 0; from && i < n; i++) {
+	for (i = 0; from && i < n && !err; i++) {
 		u32 vcpu = source->opts.group == KVM_EVENTS_GROUP_VCPU ? from[i]->group :
 			   KVM_EVENTS_NO_VCPU;
 		struct kvm_events_key *to;
+		u32 pid = from[i]->pid;
 
-		to = kvm_events_report__entry(merged, from[i]->key, from[i]->pid, vcpu);
-		if (!to || kvm_events_key__join(to, from[i])) {
-			free(from);
-			return -ENOMEM;
-		}
+		if (m->by & KVM_EVENTS_METRICS_VM)
+			err = series_pid(d, &named, from[i]->pid, &pid);
+		to = err ? NULL : kvm_events_report__entry(merged, from[i]->key, pid, vcpu);
+		if (!to || kvm_events_key__join(to, from[i]))
+			err = -ENOMEM;
 	}
+	free(named.vms);
 	free(from);
+	if (err)
+		return err;
 	*keys = kvm_events_report__sorted(merged, &by_samples, nr);
 	return *keys ? 0 : -ENOMEM;
 }
@@ -483,7 +536,7 @@ int kvm_events_metrics__write(struct kvm_events_metrics *m,
 	struct kvm_events_report merged;
 	struct kvm_events_key **keys = NULL;
 	size_t nr = 0, shown;
-	int ret = metrics__keys(m, d->report, &merged, &keys, &nr);
+	int ret = metrics__keys(m, d, &merged, &keys, &nr);
 
 	if (!ret) {
 		shown = min_t(size_t, nr, m->max_series);

@@ -19,14 +19,15 @@
 
 struct kvm_events_display;
 
-/* --metrics-by: the labels besides analysis and key */
-#define KVM_EVENTS_METRICS_VM		(1U << 0)	/* pid and comm */
+/*
+ * --metrics-by: the labels besides analysis and key.  A VM is vm (and
+ * vm_uuid) where its owner named it, else pid and comm.
+ */
+#define KVM_EVENTS_METRICS_VM		(1U << 0)	/* vm, or pid and comm */
 #define KVM_EVENTS_METRICS_VCPU		(1U << 1)	/* and vcpu */
 #define KVM_EVENTS_METRICS_BY		"key,vm"
 /* --metrics-max-series: keys (label sets) written at most */
 #define KVM_EVENTS_METRICS_MAX_SERIES	10000
-/* VM names kept from /proc */
-#define KVM_EVENTS_METRICS_COMMS	256
 
 struct kvm_events_metrics {
 	const char	*file;		/* --metrics-file */
@@ -34,13 +35,6 @@ struct kvm_events_metrics {
 	u32		by;		/* KVM_EVENTS_METRICS_* */
 	bool		by_set;		/* by --metrics-by */
 	u32		max_series;
-	bool		live;		/* VMs running now: /proc names them too */
-	/* The names /proc gave, kept: a VM's series keep their labels once it ends */
-	struct {
-		u32	pid;
-		char	comm[16];
-	}		comms[KVM_EVENTS_METRICS_COMMS];
-	u32		nr_comms;
 	/* The server: the last page made, which its thread serves */
 	int		listen_fd;
 	pthread_t	server;
@@ -69,7 +63,10 @@ enum kvm_events_group kvm_events_metrics__group(const struct kvm_events_metrics 
 int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd);
 /* The server's thread, on the bound address: after any fork */
 int kvm_events_metrics__serve(struct kvm_events_metrics *m, const char *cmd);
-/* The families of @d's report, in the exposition format */
+/*
+ * The families of @d's report, in the exposition format; @d->vms names
+ * the VMs (live's from /proc, a recording's from its header)
+ */
 int kvm_events_metrics__write(struct kvm_events_metrics *m,
 			      const struct kvm_events_display *d, FILE *fp);
 /* @d's report, to the file and to the server's next scrapes */

@@ -18,9 +18,12 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "header.h"
+#include "intlist.h"
 #include "kvm-events-heatmap.h"
 #include "kvm-events-sched.h"
 #include "kvm-events-session.h"
+#include "kvm-events-vms.h"
+#include "kvm-events-vms-file.h"
 #include "sample.h"
 #include "session.h"
 #include "time-utils.h"
@@ -397,6 +400,44 @@ static int observe_heatmap(struct kvm_events_recording *kvm)
 	return 0;
 }
 
+static int add_taken_vm(const struct kvm_events_vm *vm, void *arg)
+{
+	struct kvm_events_recording *kvm = arg;
+	int err = 0;
+
+	if (kvm_events_vm_filter__takes(kvm->vm_filter, vm, vm->pid))
+		err = intlist__add(kvm->vm_pids, vm->pid);
+	return err == -EEXIST ? 0 : err;
+}
+
+/*
+ * --vm: the pids of the VMs it takes, as the header names them, and those
+ * it gives; a pid -p leaves out stays out.
+ */
+static int select_vms(struct kvm_events_recording *kvm)
+{
+	struct int_node *node, *next;
+	int err;
+
+	if (!kvm->vm_filter)
+		return 0;
+	kvm->vm_pids = intlist__new(NULL);
+	if (!kvm->vm_pids)
+		return -ENOMEM;
+	err = kvm_events_vm_filter__add_pids(kvm->vm_filter, kvm->vm_pids);
+	if (!err && kvm->vms)
+		err = kvm_events_vms__for_each(kvm->vms, add_taken_vm, kvm);
+	if (err)
+		return err;
+	for (node = intlist__first(kvm->vm_pids); node; node = next) {
+		next = intlist__next(node);
+		if (kvm->opts.pids && !intlist__has_entry(kvm->opts.pids, node->i))
+			intlist__remove(kvm->vm_pids, node);
+	}
+	kvm->opts.pids = kvm->vm_pids;
+	return 0;
+}
+
 static int recording__read(struct kvm_events_recording *kvm,
 			   const struct kvm_events_analysis *analysis)
 {
@@ -415,6 +456,10 @@ static int recording__read(struct kvm_events_recording *kvm,
 	}
 	if (ret > 0)
 		ret = parse_time_option(kvm);
+	if (!ret) {
+		kvm->vms = kvm_events_vms__from_header(session, kvm->input);
+		ret = select_vms(kvm);
+	}
 	if (!ret)
 		ret = kvm_events_report__init(&kvm->report, analysis, &kvm->opts);
 	if (!ret && kvm->opts.heatmap)
@@ -448,6 +493,8 @@ void kvm_events_recording__exit(struct kvm_events_recording *rec)
 {
 	kvm_events_report__exit(&rec->report);
 	kvm_events_heatmap__delete(rec->heatmap);
+	kvm_events_vms__delete(rec->vms);
+	intlist__delete(rec->vm_pids);
 	if (rec->session)
 		perf_session__delete(rec->session);
 	free(rec->opts.time_ranges);

@@ -15,6 +15,8 @@
 
 struct perf_session;
 struct kvm_events_heatmap;
+struct kvm_events_vm_filter;
+struct kvm_events_vms;
 
 struct kvm_events_recording {
 	/* Set by the caller */
@@ -24,7 +26,8 @@ struct kvm_events_recording {
 	int				threads;
 	bool				force;
 	bool				generic_reader;
-	/* The filters; its --time ranges are this recording's own */
+	struct kvm_events_vm_filter	*vm_filter;	/* --vm, or NULL */
+	/* The filters; its --time ranges, and --vm's pids, are this recording's own */
 	struct kvm_events_options	opts;
 	/* Made by kvm_events_recording__load() */
 	struct perf_tool		tool;
@@ -33,6 +36,8 @@ struct kvm_events_recording {
 	struct perf_data		data;	/* the session points to it */
 	struct kvm_events_input		in;
 	struct kvm_events_heatmap	*heatmap;	/* --heatmap's counts */
+	struct kvm_events_vms		*vms;		/* the header's names, or NULL */
+	struct intlist			*vm_pids;	/* --vm's, in opts.pids */
 };
 
 /* @rec's input, read into a report of @analysis ready to print */

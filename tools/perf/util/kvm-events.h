@@ -426,6 +426,16 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
+/* Adds to @pids the VM processes @report has threads or keys of; 0 or -ENOMEM */
+int kvm_events_report__pids(const struct kvm_events_report *report, struct intlist *pids);
+/*
+ * Forgets VM process @pid, which exited: its threads and its keys, each
+ * key given first to @forget (NULL: none) for what points at it.  Returns
+ * how many keys went.  Ungrouped keys (pid 0) are every VM's, and stay.
+ */
+size_t kvm_events_report__drop_pid(struct kvm_events_report *report, u32 pid,
+				   void (*forget)(struct kvm_events_key *key, void *arg),
+				   void *arg);
 
 /* --histogram's bucket of @duration ns: 0 for 0, then [2^(b-1), 2^b) */
 int kvm_events_log2_bucket(u64 duration);

@@ -125,6 +125,14 @@ int kvm_events_report__init(struct kvm_events_report *report,
 	return 0;
 }
 
+static void key__delete(struct kvm_events_key *key)
+{
+	latency_dist__delete(key->dist);
+	kvm_events_split__delete(key->split);
+	free(key->log2_ns);
+	free(key);
+}
+
 void kvm_events_report__exit(struct kvm_events_report *report)
 {
 	struct hashmap_entry *cur;
@@ -133,14 +141,8 @@ void kvm_events_report__exit(struct kvm_events_report *report)
 	if (!report->pairing)
 		return;
 	if (report->pairing->keys) {
-		hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
-			struct kvm_events_key *key = cur->pvalue;
-
-			latency_dist__delete(key->dist);
-			kvm_events_split__delete(key->split);
-			free(key->log2_ns);
-			free(key);
-		}
+		hashmap__for_each_entry(report->pairing->keys, cur, bkt)
+			key__delete(cur->pvalue);
 		hashmap__free(report->pairing->keys);
 	}
 	if (report->pairing->vcpus) {
@@ -893,6 +895,70 @@ struct kvm_events_key *kvm_events_report__key(struct kvm_events_report *report,
 			return entry;
 	}
 	return NULL;
+}
+
+int kvm_events_report__pids(const struct kvm_events_report *report, struct intlist *pids)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	int err;
+
+	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt) {
+		const struct vcpu_state *vcpu = cur->pvalue;
+
+		err = intlist__add(pids, vcpu->pid);
+		if (err && err != -EEXIST)
+			return err;
+	}
+	/* Keys paired elsewhere (BPF) have no thread here; pid 0 is no VM's. */
+	hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
+		const struct kvm_events_key *key = cur->pvalue;
+
+		err = key->pid ? intlist__add(pids, key->pid) : 0;
+		if (err && err != -EEXIST)
+			return err;
+	}
+	return 0;
+}
+
+/* The caches may point at what is freed, and would name it again. */
+static void pairing__flush_caches(struct kvm_events_pairing *pairing)
+{
+	memset(pairing->key_cache, 0, sizeof(pairing->key_cache));
+	memset(pairing->vcpu_cache, 0, sizeof(pairing->vcpu_cache));
+	memset(pairing->not_vcpu, 0, sizeof(pairing->not_vcpu));
+}
+
+size_t kvm_events_report__drop_pid(struct kvm_events_report *report, u32 pid,
+				   void (*forget)(struct kvm_events_key *key, void *arg),
+				   void *arg)
+{
+	struct kvm_events_pairing *pairing = report->pairing;
+	struct hashmap_entry *cur, *tmp;
+	size_t bkt, dropped = 0;
+
+	/* Its threads first: their numbers may come back in another process. */
+	hashmap__for_each_entry_safe(pairing->vcpus, cur, tmp, bkt) {
+		struct vcpu_state *vcpu = cur->pvalue;
+
+		if (vcpu->pid != pid)
+			continue;
+		hashmap__delete(pairing->vcpus, vcpu->tid, NULL, NULL);
+		free(vcpu);
+	}
+	hashmap__for_each_entry_safe(pairing->keys, cur, tmp, bkt) {
+		struct kvm_events_key *key = cur->pvalue;
+
+		if (key->pid != pid)
+			continue;
+		hashmap__delete(pairing->keys, key, NULL, NULL);
+		if (forget)
+			forget(key, arg);
+		key__delete(key);
+		dropped++;
+	}
+	pairing__flush_caches(pairing);
+	return dropped;
 }
 
 /* Whatever is still open when the recording stops never got its end. */
