@@ -412,6 +412,59 @@ static void write_sample_time(struct kvmgen *g)
 	out_u64(&g->out, g->last_time);
 }
 
+/*
+ * The second VM's name has what a name may hold and each output must
+ * escape: a space, quotes, a comma, a backslash, a newline and UTF-8.
+ */
+const struct vm_name vm_names[] = {
+	{ 1, "web1", "5e0f3c52-5b1c-4c8e-9a8f-2f5d7c1e0b41",
+	  "/machine.slice/machine-qemu\\x2d1\\x2dweb1.scope" },
+	{ 3, "db \"2\", caf\xc3\xa9\\\nx", NULL,
+	  "/machine.slice/machine-qemu\\x2d2\\x2ddb.scope" },
+};
+
+static void out_vm_string(struct out_file *o, const char *str)
+{
+	if (!str) {
+		out_u32(o, 0xffffffff);
+		return;
+	}
+	out_u32(o, strlen(str));
+	out_write(o, str, strlen(str));
+}
+
+/*
+ * HEADER_KVM_VMS as perf kvm-events record writes it (its layout is in
+ * util/kvm-events-vms.c): version 1, the number of VMs, then each VM's
+ * pid, source and four strings, name, uuid, cgroup and comm.  +names=cut
+ * ends it in the last VM's comm; +names=corrupt gives the last VM a source
+ * no perf knows.  Nothing pads it: the reader takes no byte after it.
+ */
+static void write_kvm_vms(struct kvmgen *g)
+{
+	const struct scenario *sc = g->sc;
+	unsigned int i;
+
+	out_u32(&g->out, 1);
+	out_u32(&g->out, sc->nr_vms);
+	for (i = 0; i < sc->nr_vms; i++) {
+		bool last = i + 1 == sc->nr_vms;
+
+		out_u32(&g->out, sc->vms[i].pid);
+		out_u32(&g->out, last && g->layout.names == NAMES_CORRUPT ?
+			99 : vm_names[i].source);
+		out_vm_string(&g->out, vm_names[i].name);
+		out_vm_string(&g->out, vm_names[i].uuid);
+		out_vm_string(&g->out, vm_names[i].cgroup);
+		if (last && g->layout.names == NAMES_CUT) {
+			out_u32(&g->out, strlen(sc->vms[i].comm));
+			out_write(&g->out, sc->vms[i].comm, 2);
+		} else {
+			out_vm_string(&g->out, sc->vms[i].comm);
+		}
+	}
+}
+
 struct feature_writer {
 	int feat;
 	void (*write)(struct kvmgen *g);
@@ -430,6 +483,7 @@ static const struct feature_writer feature_writers[] = {
 	{ HEADER_EVENT_DESC,	write_event_desc },
 	{ HEADER_SAMPLE_TIME,	write_sample_time },
 	{ HEADER_DIR_FORMAT,	write_dir_format },
+	{ HEADER_KVM_VMS,	write_kvm_vms },
 };
 
 static int pwrite_all(int fd, const void *buf, size_t size, u64 offset)
@@ -450,30 +504,42 @@ static int pwrite_all(int fd, const void *buf, size_t size, u64 offset)
 	return 0;
 }
 
-/* The section table follows the data, the sections follow the table. */
+/* Only a directory has a format, and only +names the VMs' names. */
+static bool feature_written(const struct kvmgen *g, int feat)
+{
+	if (feat == HEADER_DIR_FORMAT)
+		return g->layout.threads;
+	if (feat == HEADER_KVM_VMS)
+		return g->layout.names != NAMES_NONE;
+	return true;
+}
+
+/*
+ * The section table follows the data, the sections follow the table: one
+ * entry per feature bit set, in bit order.
+ */
 static int write_features(struct kvmgen *g, struct perf_file_header *hdr)
 {
 	struct perf_file_section secs[ARRAY_SIZE(feature_writers)];
 	u64 table_offset = out_tell(&g->out);
-	unsigned int i;
+	unsigned int i, nr = 0;
 
-	out_zeros(&g->out, sizeof(secs));
-	for (i = 0; i < ARRAY_SIZE(feature_writers); i++) {
-		/* Only a directory has a format. */
-		if (feature_writers[i].feat == HEADER_DIR_FORMAT && !g->layout.threads) {
-			secs[i].offset = 0;
-			secs[i].size = 0;
+	for (i = 0; i < ARRAY_SIZE(feature_writers); i++)
+		nr += feature_written(g, feature_writers[i].feat);
+	out_zeros(&g->out, nr * sizeof(secs[0]));
+	for (i = 0, nr = 0; i < ARRAY_SIZE(feature_writers); i++) {
+		if (!feature_written(g, feature_writers[i].feat))
 			continue;
-		}
-		secs[i].offset = out_tell(&g->out);
+		secs[nr].offset = out_tell(&g->out);
 		feature_writers[i].write(g);
-		secs[i].size = out_tell(&g->out) - secs[i].offset;
+		secs[nr].size = out_tell(&g->out) - secs[nr].offset;
 		__set_bit(feature_writers[i].feat, hdr->adds_features);
+		nr++;
 	}
 	out_flush(&g->out);
 	if (g->out.error)
 		return -g->out.error;
-	return pwrite_all(g->out.fd, secs, sizeof(secs), table_offset);
+	return pwrite_all(g->out.fd, secs, nr * sizeof(secs[0]), table_offset);
 }
 
 /* Writes a record's header at @offset, once its size is known */
@@ -505,8 +571,8 @@ static int write_feature_records(struct kvmgen *g)
 
 		if (feature_writers[i].feat == HEADER_TRACING_DATA ||
 		    feature_writers[i].feat == HEADER_EVENT_DESC ||
-		    feature_writers[i].feat == HEADER_DIR_FORMAT ||
-		    feature_writers[i].feat == HEADER_SAMPLE_TIME)
+		    feature_writers[i].feat == HEADER_SAMPLE_TIME ||
+		    !feature_written(g, feature_writers[i].feat))
 			continue;
 		out_zeros(&g->out, sizeof(fe));
 		feature_writers[i].write(g);

@@ -87,6 +87,10 @@
  *   lost         -m 1 on a busy host: a PERF_RECORD_LOST at each round's
  *                end, and the same losses again as perf record ends, in
  *                PERF_RECORD_LOST_SAMPLES; .truth says how many ('lost')
+ *   names        perf kvm-events record's HEADER_KVM_VMS: the VMs' names,
+ *                uuids and cgroups of vm_names[] (header.c); .truth has
+ *                them as "# vm_name {JSON}" lines, the report's vms[]
+ *                entries; not with pipe, where record names nothing
  *   switch       --switch-events: attr.context_switch on the tracking
  *                evsel, and the vcpu threads' context switches (see
  *                below); with system-wide, PERF_RECORD_SWITCH_CPU_WIDE
@@ -108,6 +112,9 @@
  *                kvm_userspace_exit, ...; .truth and .events have the
  *                vmexit analysis only (the others time other spans
  *                without them)
+ *   names=corrupt|cut  +names, with a source no perf knows in the last VM,
+ *                or the section cut short in its last string: .truth has
+ *                no "# vm_name" line
  *   ids=spread   the events' ids ID_SPREAD apart, not one after another:
  *                the kernel numbers the events of all tools in one
  *                sequence, and a power of two apart they share every
@@ -246,6 +253,7 @@ static const struct {
 	{ "threads",		0,			0 },		/* --threads */
 	{ "lost",		0,			0 },		/* -m 1 */
 	{ "switch",		0,			0 },		/* --switch-events */
+	{ "names",		0,			0 },		/* kvm-events record */
 };
 
 /* What perf kvm-events record --event vmexit and its default record */
@@ -292,9 +300,21 @@ static int resize_vm(struct kvmgen *g, const char *value)
 	return 0;
 }
 
+/* +names=corrupt|cut: a HEADER_KVM_VMS section that perf must not trust */
+static int parse_names(struct kvmgen *g, const char *value)
+{
+	if (!strcmp(value, "corrupt"))
+		g->layout.names = NAMES_CORRUPT;
+	else if (!strcmp(value, "cut"))
+		g->layout.names = NAMES_CUT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /*
  * The modifiers with a value: round=N, vcpus=N, cpus=pinned,
- * events=vmexit|default, ids=spread
+ * events=vmexit|default, ids=spread, names=corrupt|cut
  */
 static int parse_setting(struct kvmgen *g, char *name)
 {
@@ -309,6 +329,8 @@ static int parse_setting(struct kvmgen *g, char *name)
 		g->layout.pinned = true;
 		return 0;
 	}
+	if (!strcmp(name, "names"))
+		return parse_names(g, value);
 	if (!strcmp(name, "ids") && !strcmp(value, "spread")) {
 		g->layout.id_stride = ID_SPREAD;
 		return 0;
@@ -354,7 +376,12 @@ static int parse_layout(struct kvmgen *g, char *modifiers)
 		g->layout.threads |= !strcmp(name, "threads");
 		g->layout.lost |= !strcmp(name, "lost");
 		g->layout.switch_events |= !strcmp(name, "switch");
+		if (!strcmp(name, "names"))
+			g->layout.names = NAMES_OK;
 	}
+	/* perf kvm-events record names no VM in a pipe */
+	if (g->layout.names && g->layout.pipe)
+		return -EINVAL;
 	/* with only some tracepoints, the truth is vmexit's only */
 	if (g->layout.tp_mask && (g->layout.single || g->sc->cut_off))
 		return -EINVAL;
@@ -385,7 +412,8 @@ static int kvmgen_usage(void)
 	for (i = 0; i < ARRAY_SIZE(layout_modifiers); i++)
 		fprintf(stderr, " %s", layout_modifiers[i].name);
 	fprintf(stderr, "\n");
-	fprintf(stderr, "settings: round=SAMPLES vcpus=1..%d events=vmexit|default\n",
+	fprintf(stderr,
+		"settings: round=SAMPLES vcpus=1..%d events=vmexit|default names=corrupt|cut\n",
 		MAX_VCPUS);
 	return 2;
 }

@@ -635,6 +635,25 @@ struct percpu_rounds {
 	u64 round;
 };
 
+/* What +names writes in HEADER_KVM_VMS */
+enum vm_names {
+	NAMES_NONE,		/* no section, as perf record and upstream write */
+	NAMES_OK,		/* +names: every VM named, see vm_names[] */
+	NAMES_CORRUPT,		/* +names=corrupt: a VM's source is unknown */
+	NAMES_CUT,		/* +names=cut: the section ends inside a string */
+};
+
+/* A VM's name, uuid and cgroup, as perf kvm-events record finds them */
+struct vm_name {
+	u32 source;		/* 1: qemu's -name, 3: libvirt's scope */
+	const char *name;
+	const char *uuid;	/* NULL: none */
+	const char *cgroup;
+};
+
+/* By VM index: the names of the scenarios' VMs with +names */
+extern const struct vm_name vm_names[];
+
 /*
  * The options of perf record that change the layout of the file, from
  * the modifiers after a scenario's name (vmx+callchain+pipe)
@@ -655,6 +674,7 @@ struct layout {
 	bool pinned;		/* +cpus=pinned: no vcpu moves to another cpu */
 	/* +ids=spread: the ids' distance, 1: perf record's own, one after another */
 	u64 id_stride;
+	enum vm_names names;	/* +names, +names=corrupt|cut: HEADER_KVM_VMS */
 };
 
 struct kvmgen {

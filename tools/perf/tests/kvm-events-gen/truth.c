@@ -383,6 +383,46 @@ void release_cpu(struct kvmgen *g, struct vcpu *v)
 	v->halted = true;
 }
 
+static void json_string(const char *s, FILE *fp)
+{
+	if (!s) {
+		fputs("null", fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(fp, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(fp, "\\u%04x", *s);
+		else
+			fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+/* +names: each VM as the report's JSON must list it in vms[] */
+static void write_vm_names(const struct kvmgen *g, FILE *fp)
+{
+	const struct scenario *sc = g->sc;
+	unsigned int i;
+
+	if (g->layout.names != NAMES_OK)
+		return;
+	for (i = 0; i < sc->nr_vms; i++) {
+		fprintf(fp, "# vm_name {\"pid\": %u, \"comm\": ", sc->vms[i].pid);
+		json_string(sc->vms[i].comm, fp);
+		fputs(", \"vm\": ", fp);
+		json_string(vm_names[i].name, fp);
+		fputs(", \"vm_uuid\": ", fp);
+		json_string(vm_names[i].uuid, fp);
+		fputs(", \"vm_cgroup\": ", fp);
+		json_string(vm_names[i].cgroup, fp);
+		fprintf(fp, ", \"vm_source\": \"%s\"}\n",
+			vm_names[i].source == 1 ? "qemu" : "libvirt");
+	}
+}
+
 static void write_truth_header(const struct kvmgen *g, FILE *fp)
 {
 	const struct scenario *sc = g->sc;
@@ -404,6 +444,7 @@ static void write_truth_header(const struct kvmgen *g, FILE *fp)
 	for (i = 0; i < sc->nr_vms; i++)
 		fprintf(fp, "# vm pid %u comm %s vcpus %u\n",
 			sc->vms[i].pid, sc->vms[i].comm, sc->vms[i].nr_vcpus);
+	write_vm_names(g, fp);
 	for (i = 0; i < g->nr_vcpus; i++) {
 		vcpu_label(g, &g->vcpus[i], label, sizeof(label));
 		fprintf(fp, "# vcpu %s tid %u\n", label, g->vcpus[i].tid);

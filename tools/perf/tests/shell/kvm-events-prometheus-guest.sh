@@ -65,14 +65,15 @@ prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" \
 	--collector.textfile.directory="$dir/textfile" > "$dir/node.log" 2>&1 &
 node=$!
 perf_port=$(free_port)
-# The guest, then 20 s more in which live's /metrics has the last counts
+# The guest, whose process then stays 20 s more (live forgets a VM
+# process once it exits), in which live's /metrics has the last counts
 timeout 300 perf kvm-events live --stdio -d 1 --event ioport \
 	--metrics-file "$dir/textfile/kvm.prom" --metrics-listen "127.0.0.1:$perf_port" \
-	-- sh -c "perf test -w kvmguest 7 5 4 3 && touch $dir/guest.done && sleep 20" \
+	-- sh -c "KVMGUEST_LINGER=20 perf test -w kvmguest 7 5 4 3 > $dir/guest.out" \
 	> "$dir/live.out" 2>&1 &
 live=$!
 for _ in $(seq 240); do
-	[ -e "$dir/guest.done" ] && break
+	grep -q 'the guest ended' "$dir/guest.out" 2> /dev/null && break
 	sleep 0.5
 done
 sleep 3

@@ -8,7 +8,7 @@
 # HTTP API, the exit counts per key and VM equal the report's (--per-vm
 # --json) on both ways out, and histogram_quantile(0.99) lies in the
 # bucket of the report's p99 (le = 2^b - 1 ns).  promtool check metrics
-# passes on both outputs.  Then the bad cases: a metrics file in a
+# passes on both outputs, and on a named VM's labels.  Then the bad cases: a metrics file in a
 # missing folder, a port in use, the series cap, and a scraper that never
 # sends its request while live refreshes on time.
 
@@ -134,6 +134,26 @@ for f in "$dir/textfile/kvm.prom" "$dir/listen.prom"; do
 		err=1
 	fi
 done
+
+# A named VM's labels: vm and vm_uuid, of a name with a space, quotes, a
+# comma, a backslash, a newline and UTF-8, escaped; and an unnamed
+# process's pid and comm.  The C case checks the exact text and writes
+# its page here, for promtool to lint.  0.1 s.
+if ! KVM_EVENTS_TEST_METRICS="$dir/named.prom" \
+		perf test "metrics label a named VM" > "$dir/named.out" 2>&1 ||
+		! grep -q ': Ok$' "$dir/named.out" || [ ! -s "$dir/named.prom" ] ||
+		! promtool check metrics < "$dir/named.prom" > "$dir/promtool.out" 2>&1; then
+	echo "FAIL: the named VM's metrics"
+	cat "$dir/named.out" "$dir/promtool.out"
+	err=1
+fi
+want='kvm_events_exits_total{analysis="vmexit",key="0x1",'
+want+='vm="web \"1\", a\\b\nnext été",vm_uuid="0f0e0d0c-0b0a-0908-0706-050403020100"} 7'
+if ! grep -qxF "$want" "$dir/named.prom"; then
+	echo "FAIL: the named VM's series is not: $want"
+	grep '^kvm_events_exits_total' "$dir/named.prom"
+	err=1
+fi
 
 # The bad cases: each one line, exit 1, before any event
 check_error() {

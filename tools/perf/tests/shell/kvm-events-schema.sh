@@ -15,8 +15,8 @@ skip_without_python3
 dir=$(mktemp -d /tmp/perf-test-kvm-events.XXXXXXXXXX)
 test_init
 
-"$KVMGEN" "$dir/old.data" vmx 1000 > /dev/null || exit 1
-"$KVMGEN" "$dir/new.data" vmx 3000 > /dev/null || exit 1
+"$KVMGEN" "$dir/old.data" vmx+names 1000 > /dev/null || exit 1
+"$KVMGEN" "$dir/new.data" vmx+names 3000 > /dev/null || exit 1
 "$KVMGEN" "$dir/svm.data" svm 1000 > /dev/null || exit 1
 doc="$(dirname "$0")/../../Documentation/perf-kvm-events.txt"
 "$KVMGEN" "$dir/sched.data" vmx-halt+switch+system-wide 1000 > /dev/null || exit 1

@@ -23,6 +23,9 @@
  * The map form prints the guest code's loops as a System.map would, for
  * a report of the exits by guest function (--key sym).
  *
+ * With KVMGUEST_LINGER=SECONDS, the process of the count form stays that
+ * long after its guest ended (see linger()).
+ *
  * Exit codes: 0 all counts matched, 1 failure (bad argument, KVM error,
  * unexpected exit or count mismatch), 2 skip (no usable KVM, a KVM that
  * runs no real-mode guest, no in-kernel irqchip or x2APIC for the halt
@@ -394,6 +397,24 @@ static const struct guest_form halt_form = {
 	.handle_exit = guest_vm__handle_halt_exit, .check = check_halts,
 };
 
+/*
+ * KVMGUEST_LINGER=SECONDS: after a guest that ran as asked, the process
+ * stays that long, saying so first on stdout, as a VM that idles: live
+ * forgets a VM process that exited, and a test that reads live's metrics
+ * reads them while the guest's process is still there.
+ */
+static int linger(int ret)
+{
+	const char *seconds = getenv("KVMGUEST_LINGER");
+
+	if (ret || !seconds)
+		return ret;
+	printf("kvmguest: the guest ended; lingering %s s\n", seconds);
+	fflush(stdout);
+	sleep(strtoul(seconds, NULL, 10));
+	return 0;
+}
+
 static int kvmguest(int argc, const char **argv)
 {
 	static const char usage[] =
@@ -410,7 +431,7 @@ static int kvmguest(int argc, const char **argv)
 		return kvmguest_print_map(GUEST_CODE_GPA, guest_code_labels,
 					  ARRAY_SIZE(guest_code_labels));
 	return kvmguest_parse_counts(argc, argv, vm.want, NR_COUNTS, UINT32_MAX, usage) ?:
-	       guest_vm__run_form(&vm, &count_form);
+	       linger(guest_vm__run_form(&vm, &count_form));
 }
 
 #elif defined(__aarch64__)

@@ -35,6 +35,22 @@ documented 0.4%.
   kvm_events_check.py schema DOC FILE OLD NEW [SCHED]
         the fields of report --json on FILE and diff --json of FILE with
         OLD and NEW are those DOC (the man page) documents, with its types
+  kvm_events_check.py names FILE
+        a +names recording: its VMs' names in the JSON's vms[] and keys,
+        the --per-vm titles and CSV, --vm by name, uuid, glob, pid and
+        list with its VMs' exact numbers, and diff --vm
+  kvm_events_check.py names-real FILE STARTED LATER LATER_STARTED
+        real qemu VMs the test started ("pid name uuid" lines, '+' for a
+        space): their names in vms[] and --per-vm, --vm by name, uuid,
+        glob and pid equal to their --per-vm rows, and diff --vm of the
+        VM restarted in LATER
+  kvm_events_check.py names-live PROM OUT FILE NAME UUID
+        live --vm NAME --metrics-by vm over real VMs, FILE recorded beside
+        it: PROM's series are NAME's, by name and uuid, with the exits
+        per key of report --vm NAME of FILE; OUT's tables are NAME's
+  kvm_events_check.py names-none FILE [WARNING]
+        no names (or untrusted ones, the report saying WARNING once):
+        the VMs by pid, as before names
   kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
         the buckets of the totals: every kvm sample read is in one
   kvm_events_check.py heatmap FILE ANALYSIS SVG [REPORT OPTION...]
@@ -118,6 +134,7 @@ import kvm_events_diff as diff  # noqa: E402
 import kvm_events_guest as guest  # noqa: E402
 import kvm_events_guest_arm64 as guest_arm64  # noqa: E402
 import kvm_events_heatmap as heatmap  # noqa: E402
+import kvm_events_names as names  # noqa: E402
 import kvm_events_report as report  # noqa: E402
 import kvm_events_sched as sched  # noqa: E402
 import kvm_events_schema as schema  # noqa: E402
@@ -131,6 +148,14 @@ def main():
         report.cmd_report(args[0], args[1], cmd == "table")
     elif cmd == "schema":
         schema.cmd_schema(*args[:5])
+    elif cmd == "names":
+        names.cmd_names(args[0])
+    elif cmd == "names-real":
+        names.cmd_names_real(*args[:4])
+    elif cmd == "names-live":
+        names.cmd_names_live(*args[:5])
+    elif cmd == "names-none":
+        names.cmd_names_none(*args[:2])
     elif cmd == "columns":
         columns.cmd_columns(args[0], args[1], args[2:])
     elif cmd == "diff":

@@ -136,9 +136,10 @@ def slowest(samples, n):
 
 
 def top_of(samples):
-    """--top's JSON objects for these samples"""
+    """--top's JSON objects for these samples, of VMs without names"""
     return [{"time_ns": s.time, "vcpu": s.vcpu, "pid": s.pid, "tid": s.tid, "key": s.key,
-             "duration_ns": s.duration, "rip": f"{s.rip:#x}" if s.rip else None}
+             "vm": None, "vm_uuid": None, "duration_ns": s.duration,
+             "rip": f"{s.rip:#x}" if s.rip else None}
             for s in samples]
 
 
@@ -243,6 +244,8 @@ CSV_VCPU = ["pid", "comm", "vcpu"]
 CSV_BUCKET = ["low_ns", "high_ns", "count"]
 CSV_TOP = ["time_ns", "tid", "duration_ns", "rip"]
 CSV_TOP_ROW = ["key", "pid", "vcpu"] + CSV_TOP
+# ...and last, a key's or top event's VM as its owner named it
+CSV_VM = ["vm", "vm_uuid"]
 CSV_FLOATS = ("samples_pct", "time_pct", "avg_ns", "stddev_ns")
 
 
@@ -252,20 +255,21 @@ def csv_cell(field, cell):
         return None
     if field == "idle":
         return cell == "1"
-    if field in ("key", "rip", "comm"):
+    if field in ("key", "rip", "comm") + tuple(CSV_VM):
         return cell
     return float(cell) if field in CSV_FLOATS else int(cell)
 
 
 def csv_rows(case, text):
     lines = [line for line in text.splitlines() if not line.startswith("#")]
-    header = CSV_KEY + CSV_VCPU + CSV_BUCKET + CSV_TOP
+    header = CSV_KEY + CSV_VCPU + CSV_BUCKET + CSV_TOP + CSV_VM
     if lines[0].split(",") != ["record"] + header:
         fail(case, f"header {lines[0]} != record,{','.join(header)}")
     rows = {"key": [], "bucket": [], "top": []}
     for r in csv.DictReader(io.StringIO("\n".join(lines))):
-        fields = {"key": CSV_KEY + CSV_VCPU, "bucket": ["group", "key"] + CSV_VCPU + CSV_BUCKET,
-                  "top": CSV_TOP_ROW}.get(r["record"])
+        fields = {"key": CSV_KEY + CSV_VCPU + CSV_VM,
+                  "bucket": ["group", "key"] + CSV_VCPU + CSV_BUCKET + CSV_VM,
+                  "top": CSV_TOP_ROW + CSV_VM}.get(r["record"])
         if fields is None:
             fail(case, f"a row of record {r['record']}")
             continue
@@ -287,7 +291,7 @@ def check_csv(case, data, analysis, group=()):
     text = report(data, args + ["--csv"], json_out=False)
     case = " ".join([case, *group, "--csv"])
     rows = csv_rows(case, text)
-    want = [json_as_csv(k, CSV_KEY + CSV_VCPU) for k in js["keys"]]
+    want = [json_as_csv(k, CSV_KEY + CSV_VCPU + CSV_VM) for k in js["keys"]]
     for got, k in zip(rows["key"], want):
         for field in CSV_FLOATS:
             if got[field] is not None and k[field] is not None and \
@@ -295,18 +299,19 @@ def check_csv(case, data, analysis, group=()):
                 got[field] = k[field]
     if rows["key"] != want:
         fail(case, f"keys {rows['key']} != the JSON's {want}")
-    want = [dict(json_as_csv(k, ["group", "key"] + CSV_VCPU), **b) for k in js["keys"]
-            for b in k["histogram"]]
+    want = [dict(json_as_csv(k, ["group", "key"] + CSV_VCPU + CSV_VM), **b)
+            for k in js["keys"] for b in k["histogram"]]
     if rows["bucket"] != want:
         fail(case, f"buckets {rows['bucket']} != the JSON's {want}")
-    want = [json_as_csv(o, CSV_TOP_ROW) for o in js["top"]]
+    want = [json_as_csv(o, CSV_TOP_ROW + CSV_VM) for o in js["top"]]
     if rows["top"] != want:
         fail(case, f"top {rows['top']} != the JSON's {want}")
     comments = dict(w.split("=", 1) for line in text.splitlines() if line.startswith("#")
                     for w in line[1:].split())
     span = {f: int(v) if v else None for f, v in comments.items() if f in js["span"]}
-    if comments.get("schema_version") != str(js["schema_version"]) or span != js["span"]:
-        fail(case, f"comments {comments} != the JSON's schema_version and span")
+    if comments.get("schema_version") != str(js["schema_version"]) or span != js["span"] or \
+       comments.get("schema_minor") != str(js["schema_minor"]):
+        fail(case, f"comments {comments} != the JSON's schema_version, schema_minor and span")
 
 
 def check_span(case, data, samples):

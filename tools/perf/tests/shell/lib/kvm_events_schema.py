@@ -109,7 +109,7 @@ def cmd_schema(doc, data, old, new, sched=None):
     reports = [report(data, args) for args in (
         ["--stats"], ["--top", "3", "--histogram", "--event", "mmio"],
         ["--per-vcpu", "--top", "3", "--histogram", "--vcpu", "0-3", "-p", pid,
-         "--duration", "1", "--time", "0,"])]
+         "--duration", "1", "--time", "0,", "--vm", "web*"])]
     if sched is not None:
         reports += [report(sched, args) for args in (["--top", "20"], ["--event", "halt"])]
     check_schema("report --json", schemas["Report"], reports)
@@ -118,4 +118,5 @@ def cmd_schema(doc, data, old, new, sched=None):
         fail("report --json", "keys[0].p99_9_ns is no integer")
     diffs = [json.loads(perf(["kvm-events", "diff", "--json", a, b]))
              for a, b in ((data, old), (data, new))]
+    diffs.append(json.loads(perf(["kvm-events", "diff", "--json", "--vm", "web1", data, new])))
     check_schema("diff --json", schemas["Diff"], diffs)
