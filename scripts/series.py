@@ -24,9 +24,16 @@ patches/series lists, in order:
                                         START up to the one containing END,
                                         which stays; a comment opener ("/*")
                                         just above either goes with it.
+                 was FILE TEXT          the line of FILE that contains TEXT
+                 was FILE START | END   (or the block) is this patch's
+                                        change of what an earlier patch
+                                        brought: before it, the lines were
+                                        those of the '|' lines that follow,
+                                        each '|' and then the line as it was.
 
 Each patch's state of a file is its final state (TREE, the laid tree)
-without the lines that later steps claim.  The script checks that every
+without the lines that later steps claim, and with what later steps
+changed (was) as it was.  The script checks that every
 file of ours and every upstream file the final patches change is brought
 by one step, that each claim matches exactly one place, that the last
 state is TREE, that no patch adds more than MAX_LINES lines, and that no
@@ -70,6 +77,11 @@ class Step:
         self.adds, self.upstream, self.claims = [], [], []
         for n, line in enumerate(directives.splitlines(), 1):
             where = f"patches/steps/{name}: directive {n}"
+            if line.startswith("|"):
+                if not self.claims or self.claims[-1][3] is None:
+                    die(f"{where}: a '|' line that follows no 'was'")
+                self.claims[-1][3].append(line[1:] + "\n")
+                continue
             word, _, rest = line.strip().partition(" ")
             if not word or word.startswith("#"):
                 continue
@@ -77,15 +89,15 @@ class Step:
                 self.adds += rest.split()
             elif word == "upstream":
                 self.upstream += rest.split()
-            elif word in ("line", "block"):
+            elif word in ("line", "block", "was"):
                 path, _, text = rest.partition(" ")
-                if word == "block":
-                    start, bar, end = text.partition(" | ")
-                    if not bar:
-                        die(f"{where}: block FILE START | END")
-                    self.claims.append((path, start, end))
-                else:
-                    self.claims.append((path, text, None))
+                was = [] if word == "was" else None
+                start, bar, end = text.partition(" | ")
+                if word == "block" and not bar:
+                    die(f"{where}: block FILE START | END")
+                if word == "line" or not bar:
+                    start, end = text, None
+                self.claims.append((path, start, end, was))
             else:
                 die(f"{where}: unknown directive '{word}'")
 
@@ -107,11 +119,12 @@ def find(lines, text, path, start=0):
 
 
 def claimed_lines(lines, path, claims):
-    """The indexes of @lines that @claims take, checking each matches once:
-    a line that is the text alone (a heading) is the one, where others
-    contain it too."""
-    taken = set()
-    for _, start, end in claims:
+    """The indexes of @lines that @claims take, checking each matches once
+    (a line that is the text alone, a heading, is the one where others
+    contain it too); and, by the index of its first line, what each 'was'
+    claim had there before."""
+    taken, was = set(), {}
+    for _, start, end, old in claims:
         hits = find(lines, start, path)
         alone = [i for i in hits if lines[i].strip() == start.strip()]
         if len(hits) > 1 and len(alone) == 1:
@@ -120,6 +133,8 @@ def claimed_lines(lines, path, claims):
             if len(hits) != 1:
                 die(f"{path}: {len(hits)} lines contain '{start}', claim one")
             taken.add(hits[0])
+            if old is not None:
+                was[hits[0]] = old
             continue
         if len(hits) != 1:
             die(f"{path}: {len(hits)} lines contain '{start}', start a block at one")
@@ -129,17 +144,34 @@ def claimed_lines(lines, path, claims):
         if lines[stop - 1].strip() == "/*":
             stop -= 1
         taken.update(range(first, stop))
-    return taken
+        if old is not None:
+            was[first] = old
+    return taken, was
 
 
-def state(path, final, later_claims):
-    """@final (bytes) without what @later_claims take of it"""
-    claims = [c for c in later_claims if c[0] == path]
+def undo(text, path, claims):
+    """@text (bytes) without what @claims take, with what their 'was' gave"""
     if not claims:
-        return final
-    lines = final.decode().splitlines(keepends=True)
-    taken = claimed_lines(lines, path, claims)
-    return "".join(l for i, l in enumerate(lines) if i not in taken).encode()
+        return text
+    lines = text.decode().splitlines(keepends=True)
+    taken, was = claimed_lines(lines, path, claims)
+    return "".join("".join(was.get(i, [])) + ("" if i in taken else l)
+                   for i, l in enumerate(lines)).encode()
+
+
+def state(path, final, later_steps):
+    """@final (bytes) as it was before @later_steps, a list of each later
+    step's claims.  The newest steps that change what an earlier one
+    brought ('was') are undone one by one, so that the claims of older
+    steps find the lines those give back; the rest at once."""
+    text, pending = final, []
+    for claims in reversed(later_steps):
+        claims = [c for c in claims if c[0] == path]
+        if not pending and any(c[3] is not None for c in claims):
+            text = undo(text, path, claims)
+        else:
+            pending += claims
+    return undo(text, path, pending)
 
 
 def main():
@@ -178,7 +210,7 @@ def main():
 
     finals = {p: open(os.path.join(tree, p), "rb").read() for p in brought}
     for k, step in enumerate(steps):
-        later = [c for s in steps[k + 1:] for c in s.claims]
+        later = [s.claims for s in steps[k + 1:]]
         for s in steps[:k + 1]:
             for path in s.adds + s.upstream:
                 dest = os.path.join(repo, path)
