@@ -3,8 +3,9 @@
 #
 # run.sh PERF
 #
-# Record the bundled KVM guest with perf kvm-events record and print its
-# reports, on this host where it has the hardware's KVM
+# Record the bundled KVM guest, and two named qemu VMs, with perf
+# kvm-events record and print their reports, on this host where it has
+# the hardware's KVM
 # (scripts/hardware-kvm.sh), or else in the test machine, as make check
 # does (scripts/vm.sh; run.sh PERF --guest is that part alone); then the
 # original design's example invocations on a generated recording with
@@ -47,12 +48,33 @@ guest() {
 	fi
 }
 
+# qemu_vms: two real qemu VMs under this kernel's KVM, named by their
+# -name as their owners name them, recorded host-wide and reported per VM
+# (SeaBIOS, finding nothing to boot, makes their exits)
+qemu_vms() {
+	command -v qemu-system-x86_64 > /dev/null || return 0
+	"$perf" kvm-events record -q -a -o "$dir/vms.data" -- bash -c '
+		for vm in web1 db1; do
+			qemu-system-x86_64 -accel kvm -name guest=$vm -m 32 -nodefaults \
+				-no-user-config -display none &
+		done
+		sleep 6
+		kill $(jobs -p)
+		wait' >> "$dir/record.log" 2>&1 || return 1
+	echo
+	echo "== Two qemu VMs, started with -name guest=web1 and -name guest=db1, recorded with"
+	echo "\$ perf kvm-events record -a -o $dir/vms.data -- <the two VMs for 6 s>"
+	report -i "$dir/vms.data" --per-vm
+	report -i "$dir/vms.data" --vm web1 --event ioport
+}
+
 if [ "${2:-}" = --guest ]; then
-	guest
+	guest && qemu_vms
 	exit
 fi
 if "$(dirname "$0")/hardware-kvm.sh"; then
-	guest || echo "== The bundled KVM guest could not be recorded (see $dir/record.log)."
+	{ guest && qemu_vms; } ||
+		echo "== The bundled KVM guest could not be recorded (see $dir/record.log)."
 elif "$(dirname "$0")/vm.sh" -w "$dir" -- "$0" "$perf" --guest > "$dir/vm.log" 2>&1; then
 	echo "== No hardware KVM here: recorded in the test machine (scripts/vm.sh), Debian's"
 	echo "== 6.12 kernel's KVM on qemu's emulated SVM CPU, so times are an emulated"
