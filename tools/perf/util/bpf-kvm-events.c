@@ -485,9 +485,7 @@ out:
 static int add_pid_of(int fd __maybe_unused, const void *key __maybe_unused, u32 pid,
 		      void *arg)
 {
-	int err = intlist__add(arg, pid);
-
-	return err == -EEXIST ? 0 : err;
+	return kvm_events_pids__add(arg, pid);
 }
 
 int kvm_events_bpf__pids(struct kvm_events_bpf *bpf, struct intlist *pids)

@@ -209,13 +209,6 @@ void kvm_events_live_vms__exit(struct kvm_events_live_vms *lv)
 	memset(lv, 0, sizeof(*lv));
 }
 
-static int add_pid(struct intlist *pids, u32 pid)
-{
-	int err = intlist__add(pids, pid);
-
-	return err == -EEXIST ? 0 : err;
-}
-
 static void remove_pid(struct intlist *pids, u32 pid)
 {
 	struct int_node *node = intlist__find(pids, pid);
@@ -231,7 +224,7 @@ static int live_vms__take(const struct kvm_events_vm *vm, void *arg)
 	if (!kvm_events_vm_filter__takes(lv->filter, vm, vm->pid))
 		return 0;
 	remove_pid(lv->others, vm->pid);
-	return add_pid(lv->taken, vm->pid);
+	return kvm_events_pids__add(lv->taken, vm->pid);
 }
 
 /*
@@ -271,7 +264,7 @@ bool kvm_events_live_vms__takes(struct kvm_events_live_vms *lv, u32 pid)
 		takes = kvm_events_vm_filter__takes(lv->filter,
 						    kvm_events_vms__find(lv->vms, pid), pid);
 		/* Without memory, not kept: asked again at the next sample */
-		add_pid(takes ? lv->taken : lv->others, pid);
+		kvm_events_pids__add(takes ? lv->taken : lv->others, pid);
 	}
 	lv->decided = true;
 	lv->last_pid = pid;
@@ -308,7 +301,7 @@ int kvm_events_live_vms__exits(struct kvm_events_live_vms *lv, struct intlist *p
 	if (!lv->exited)
 		return -ENOMEM;
 	intlist__for_each_entry(node, pids) {
-		if (node->i > 0 && pid_exited(node->i) && add_pid(lv->exited, node->i))
+		if (node->i > 0 && pid_exited(node->i) && kvm_events_pids__add(lv->exited, node->i))
 			return -ENOMEM;
 	}
 	return 0;

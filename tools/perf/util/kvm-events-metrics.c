@@ -312,7 +312,7 @@ static void label_value(const char *v, FILE *fp)
 /* A VM's comm: the recording's or live's, else what the VMs' table knows */
 static const char *vm_comm(const struct kvm_events_display *d, u32 pid)
 {
-	const char *comm = d->machine ? kvm_events_display__comm(d, pid) : NULL;
+	const char *comm = kvm_events_display__comm(d, pid);
 
 	/* A thread live has seen no COMM of has an empty one */
 	if ((!comm || !*comm) && d->vms)

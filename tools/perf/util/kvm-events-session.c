@@ -403,11 +403,10 @@ static int observe_heatmap(struct kvm_events_recording *kvm)
 static int add_taken_vm(const struct kvm_events_vm *vm, void *arg)
 {
 	struct kvm_events_recording *kvm = arg;
-	int err = 0;
 
-	if (kvm_events_vm_filter__takes(kvm->vm_filter, vm, vm->pid))
-		err = intlist__add(kvm->vm_pids, vm->pid);
-	return err == -EEXIST ? 0 : err;
+	if (!kvm_events_vm_filter__takes(kvm->vm_filter, vm, vm->pid))
+		return 0;
+	return kvm_events_pids__add(kvm->vm_pids, vm->pid);
 }
 
 /*

@@ -33,6 +33,7 @@
 #include "debug.h"
 #include "hashmap.h"
 #include "intlist.h"
+#include "kvm-events.h"
 #include "kvm-events-vms.h"
 
 /*
@@ -1304,8 +1305,8 @@ int kvm_events_vm_filter__add_pids(struct kvm_events_vm_filter *f, struct intlis
 	for (pat = f->patterns; pat < f->patterns + f->nr; pat++) {
 		if (pat->kind != VM_PATTERN_PID || pat->pid > UINT32_MAX)
 			continue;
-		err = intlist__add(pids, pat->pid);
-		if (err && err != -EEXIST)
+		err = kvm_events_pids__add(pids, pat->pid);
+		if (err)
 			return err;
 		pat->matched = true;
 	}

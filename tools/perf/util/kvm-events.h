@@ -370,6 +370,9 @@ size_t kvm_events_tracepoints(u32 tps, const char **names, size_t max);
 u32 kvm_events_record_tps(const char *list);
 u32 kvm_events_analysis__needs(const struct kvm_events_analysis *analysis);
 
+/* Adds @pid to a list of pids (opts.pids...) unless it is there: 0 or -ENOMEM */
+int kvm_events_pids__add(struct intlist *pids, u32 pid);
+
 int kvm_events_report__init(struct kvm_events_report *report,
 			    const struct kvm_events_analysis *analysis,
 			    const struct kvm_events_options *opts);

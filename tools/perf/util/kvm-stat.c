@@ -90,6 +90,13 @@ bool kvm_events_pairing__tid_equal(long key1, long key2, void *ctx __maybe_unuse
 	return key1 == key2;
 }
 
+int kvm_events_pids__add(struct intlist *pids, u32 pid)
+{
+	int err = intlist__add(pids, pid);
+
+	return err == -EEXIST ? 0 : err;
+}
+
 int kvm_events_report__init(struct kvm_events_report *report,
 			    const struct kvm_events_analysis *analysis,
 			    const struct kvm_events_options *opts)
@@ -906,16 +913,16 @@ int kvm_events_report__pids(const struct kvm_events_report *report, struct intli
 	hashmap__for_each_entry(report->pairing->vcpus, cur, bkt) {
 		const struct vcpu_state *vcpu = cur->pvalue;
 
-		err = intlist__add(pids, vcpu->pid);
-		if (err && err != -EEXIST)
+		err = kvm_events_pids__add(pids, vcpu->pid);
+		if (err)
 			return err;
 	}
 	/* Keys paired elsewhere (BPF) have no thread here; pid 0 is no VM's. */
 	hashmap__for_each_entry(report->pairing->keys, cur, bkt) {
 		const struct kvm_events_key *key = cur->pvalue;
 
-		err = key->pid ? intlist__add(pids, key->pid) : 0;
-		if (err && err != -EEXIST)
+		err = key->pid ? kvm_events_pids__add(pids, key->pid) : 0;
+		if (err)
 			return err;
 	}
 	return 0;
