@@ -51,7 +51,8 @@ JOBS      ?= $(shell nproc)
 
 # Only what the kvm-events command and its tests use; everything else off,
 # so that the build needs just libtraceevent, libelf, zlib and pthread,
-# libslang for --tui (without it perf builds, and --tui says why not), and
+# libslang for --tui (without it perf builds, and --tui says why not),
+# libmicrohttpd, GnuTLS and libyaml for --metrics-listen (the same), and
 # clang for the BPF skeletons of live --use-bpf (BUILD_BPF_SKEL=1: the
 # tree's libbpf, built static, and its bootstrap bpftool).  Where clang is
 # missing, perf's Makefile.config turns the skeletons off with a warning
@@ -139,10 +140,12 @@ perf: deps tree
 # the arm64 test machine (scripts/vm.sh -a arm64).  There is no
 # aarch64-linux-gnu-pkg-config on Debian 12, so pkg-config is pointed at
 # the arm64 multiarch .pc files; Makefile.perf would guess the same
-# folders, but says so with a warning.  The BPF skeletons build as for
-# x86: clang --target=bpf compiles them with -D__TARGET_ARCH_arm64, and
-# the bootstrap bpftool that turns them into skeletons is built with the
-# host's gcc.  No kvmgen beside it: the tests that generate recordings
+# folders, but says so with a warning.  No --tui and no metrics server
+# (NO_SLANG, NO_LIBMICROHTTPD): the arm64 machine's root has neither
+# library, and no arm64 test needs them; --metrics-file works.  The BPF
+# skeletons build as for x86: clang --target=bpf compiles them with
+# -D__TARGET_ARCH_arm64, and the bootstrap bpftool that turns them into
+# skeletons is built with the host's gcc.  No kvmgen beside it: the tests that generate recordings
 # run on the host, with ./perf; in the arm64 machine they skip.
 ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
 
@@ -151,7 +154,7 @@ perf-arm64: deps deps-arm64 tree
 	@PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) PKG_CONFIG_PATH= \
 		$(MAKE) -s -C $(TREE)/tools/perf O=$(ARM64_OUT) -j$(JOBS) \
 		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-		$(PERF_FEATURES) NO_SLANG=1 $(EXTRA_PERF_FLAGS) \
+		$(PERF_FEATURES) NO_SLANG=1 NO_LIBMICROHTTPD=1 $(EXTRA_PERF_FLAGS) \
 		>$(BUILD)/perf-arm64-build.log 2>&1 || \
 		{ grep -E -B2 -A4 'error|Error' $(BUILD)/perf-arm64-build.log | head -60; \
 		  echo "error: arm64 perf build failed, see $(BUILD)/perf-arm64-build.log" >&2; exit 1; }

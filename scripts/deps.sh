@@ -25,7 +25,7 @@ ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libelf-dev:arm64
 [ "${1:-}" = --optional ] && set -- $OPTIONAL
 [ "${1:-}" = --check ] && set -- $CHECK
 [ "${1:-}" = --arm64 ] && set -- $ARM64
-PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev libslang2-dev xz-utils perl python3 clang}
+PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev libslang2-dev libmicrohttpd-dev libgnutls28-dev libyaml-dev xz-utils perl python3 clang}
 
 # missing_packages: those of PKGS that are not installed, into $missing
 missing_packages() {

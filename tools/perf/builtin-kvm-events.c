@@ -653,7 +653,10 @@ static const struct option read_options[] = {
 		   "write Prometheus metrics to this file, atomically")
 #define OPT_METRICS_LISTEN						\
 	OPT_STRING(0, "metrics-listen", &args.metrics.listen, "[addr:]port", \
-		   "serve Prometheus metrics on /metrics (address: 127.0.0.1)")
+		   "serve Prometheus metrics on /metrics (address: 127.0.0.1; IPv6: [addr]:port)")
+#define OPT_METRICS_WEB_CONFIG						\
+	OPT_STRING(0, "metrics-web-config", &args.metrics.web_config, "file", \
+		   "TLS and basic auth of --metrics-listen, as exporter-toolkit's web config")
 #define OPT_METRICS_BY							\
 	OPT_CALLBACK(0, "metrics-by", &args.metrics, "labels",		\
 		     "the metrics' labels besides the key: vm (default), vcpu, or key alone", \
@@ -837,6 +840,7 @@ static const struct option report_options[] = {
 	/* The recording's metrics, once */
 	OPT_METRICS_FILE,
 	OPT_METRICS_LISTEN,
+	OPT_METRICS_WEB_CONFIG,
 	OPT_METRICS_BY,
 	OPT_METRICS_MAX_SERIES,
 	/* Browse, or print */
@@ -1132,6 +1136,7 @@ static const struct option live_options[] = {
 	/* The metrics, at each refresh */
 	OPT_METRICS_FILE,
 	OPT_METRICS_LISTEN,
+	OPT_METRICS_WEB_CONFIG,
 	OPT_METRICS_BY,
 	OPT_METRICS_MAX_SERIES,
 	/* How and what it watches */

@@ -3,7 +3,7 @@
  * perf kvm-events' metrics for Prometheus: the report as counters and
  * histograms in the text exposition format (version 0.0.4, which
  * node_exporter's textfile collector and every Prometheus read), written
- * to a file atomically or served over HTTP.
+ * to a file atomically or served over HTTP (kvm-events-httpd.c).
  *
  * The histogram's buckets are the octaves of latency-dist and of
  * --histogram: le = 2^b - 1 ns, which counts exactly the durations (in
@@ -14,31 +14,21 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <linux/compiler.h>
 #include <linux/kernel.h>
-#include <linux/zalloc.h>
 
 #include "debug.h"
 #include "kvm-events-display.h"
+#include "kvm-events-httpd.h"
 #include "kvm-events-metrics.h"
 #include "kvm-events-vms.h"
 
 /* The buckets: 2^LOW_BUCKET - 1 ns (255 ns) to 2^HIGH_BUCKET - 1 ns (68.7 s) */
 #define LOW_BUCKET	8
 #define HIGH_BUCKET	36
-/* A scraper that sends or reads nothing for this long is dropped */
-#define SCRAPE_TIMEOUT_S	2
-/* How often the server looks whether it is to stop, in ms */
-#define SERVER_POLL_MS		200
-#define REQUEST_MAX		8192
 
 int kvm_events_metrics__set_by(struct kvm_events_metrics *m, const char *cmd,
 			       const char *list)
@@ -101,197 +91,46 @@ static int metrics__check_file(const struct kvm_events_metrics *m, const char *c
 	return 0;
 }
 
-/* [ADDR:]PORT, IPv4; no address: loopback, anything else only when asked */
-static int metrics__parse_listen(const char *spec, struct sockaddr_in *sin)
-{
-	const char *colon = strrchr(spec, ':');
-	char addr[64] = "127.0.0.1", *end;
-	unsigned long port;
-
-	if (colon && colon != spec) {
-		if ((size_t)(colon - spec) >= sizeof(addr))
-			return -EINVAL;
-		memcpy(addr, spec, colon - spec);
-		addr[colon - spec] = '\0';
-	}
-	port = strtoul(colon ? colon + 1 : spec, &end, 10);
-	if (*end || end == (colon ? colon + 1 : spec) || !port || port > 65535)
-		return -EINVAL;
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	return inet_pton(AF_INET, addr, &sin->sin_addr) == 1 ? 0 : -EINVAL;
-}
-
-static int metrics__bind(struct kvm_events_metrics *m, const char *cmd)
-{
-	struct sockaddr_in sin;
-	int one = 1;
-
-	if (metrics__parse_listen(m->listen, &sin)) {
-		pr_err("perf kvm-events %s: --metrics-listen %s: expected [ADDRESS:]PORT, an IPv4 address and a port from 1 to 65535\n",
-		       cmd, m->listen);
-		return -EINVAL;
-	}
-	m->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (m->listen_fd < 0 ||
-	    setsockopt(m->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(m->listen_fd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    listen(m->listen_fd, 16)) {
-		int err = errno;
-
-		pr_err("perf kvm-events %s: --metrics-listen %s: %s\n", cmd, m->listen,
-		       err == EADDRINUSE ? "the port is in use" : strerror(err));
-		if (m->listen_fd >= 0)
-			close(m->listen_fd);
-		m->listen_fd = -1;
-		return -err;
-	}
-	return 0;
-}
-
-/* Reads the request up to its blank line; true: a GET of /metrics or / */
-static bool scrape__wants_metrics(int fd)
-{
-	char req[REQUEST_MAX + 1];
-	size_t len = 0;
-
-	while (len < REQUEST_MAX) {
-		ssize_t n = read(fd, req + len, REQUEST_MAX - len);
-
-		if (n <= 0)
-			return false;
-		len += n;
-		req[len] = '\0';
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
-	}
-	req[len] = '\0';
-	return !strncmp(req, "GET /metrics ", 13) || !strncmp(req, "GET /metrics?", 13) ||
-	       !strncmp(req, "GET / ", 6);
-}
-
-static void scrape__write(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= n;
-	}
-}
-
-/* One scrape: the page as it is now, or a 404 */
-static void metrics__serve(struct kvm_events_metrics *m, int fd)
-{
-	struct timeval timeout = { .tv_sec = SCRAPE_TIMEOUT_S };
-	char head[160];
-	char *page = NULL;
-	size_t len = 0;
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
-	if (!scrape__wants_metrics(fd)) {
-		static const char head_404[] =
-			"HTTP/1.0 404 Not Found\r\n"
-			"Content-Type: text/plain\r\nContent-Length: 24\r\n\r\n";
-		static const char body_404[] = "only /metrics is here.\r\n";
-
-		scrape__write(fd, head_404, sizeof(head_404) - 1);
-		scrape__write(fd, body_404, sizeof(body_404) - 1);
-		return;
-	}
-	/* Copied under the lock, written without it: a slow reader holds up nobody. */
-	mutex_lock(&m->lock);
-	if (m->page) {
-		page = malloc(m->page_len);
-		if (page) {
-			memcpy(page, m->page, m->page_len);
-			len = m->page_len;
-		}
-	}
-	mutex_unlock(&m->lock);
-	snprintf(head, sizeof(head),
-		 "HTTP/1.0 200 OK\r\n"
-		 "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-		 "Content-Length: %zu\r\n\r\n", len);
-	scrape__write(fd, head, strlen(head));
-	scrape__write(fd, page ?: "", len);
-	free(page);
-}
-
-static void *metrics__server(void *arg)
-{
-	struct kvm_events_metrics *m = arg;
-
-	while (!READ_ONCE(m->stop)) {
-		struct pollfd pfd = { .fd = m->listen_fd, .events = POLLIN };
-		int fd;
-
-		if (poll(&pfd, 1, SERVER_POLL_MS) <= 0)
-			continue;
-		fd = accept4(m->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		metrics__serve(m, fd);
-		close(fd);
-	}
-	return NULL;
-}
-
 int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd)
 {
 	int ret;
 
-	m->listen_fd = -1;
+	m->httpd = NULL;
 	if (!m->max_series)
 		m->max_series = KVM_EVENTS_METRICS_MAX_SERIES;
+	if (m->web_config && !m->listen) {
+		pr_err("perf kvm-events %s: --metrics-web-config: only with --metrics-listen\n", cmd);
+		return -EINVAL;
+	}
 	if (m->file) {
 		ret = metrics__check_file(m, cmd);
 		if (ret)
 			return ret;
 	}
-	return m->listen ? metrics__bind(m, cmd) : 0;
+	if (!m->listen)
+		return 0;
+	m->httpd = kvm_events_httpd__open(cmd, m->listen, m->web_config);
+	return m->httpd ? 0 : -EINVAL;
 }
 
 int kvm_events_metrics__serve(struct kvm_events_metrics *m, const char *cmd)
 {
 	int ret;
 
-	if (m->listen_fd < 0)
+	if (!m->httpd)
 		return 0;
-	mutex_init(&m->lock);
-	WRITE_ONCE(m->stop, false);
-	ret = pthread_create(&m->server, NULL, metrics__server, m);
+	ret = kvm_events_httpd__start(m->httpd, cmd);
 	if (ret) {
-		pr_err("perf kvm-events %s: --metrics-listen: cannot start the server's thread\n",
-		       cmd);
-		close(m->listen_fd);
-		m->listen_fd = -1;
-		mutex_destroy(&m->lock);
-		return -ret;
+		kvm_events_httpd__close(m->httpd);
+		m->httpd = NULL;
 	}
-	m->serving = true;
-	return 0;
+	return ret;
 }
 
 void kvm_events_metrics__stop(struct kvm_events_metrics *m)
 {
-	if (!m->serving) {
-		if (m->listen && m->listen_fd >= 0)
-			close(m->listen_fd);
-		m->listen_fd = -1;
-		return;
-	}
-	WRITE_ONCE(m->stop, true);
-	pthread_join(m->server, NULL);
-	close(m->listen_fd);
-	m->listen_fd = -1;
-	mutex_destroy(&m->lock);
-	zfree(&m->page);
-	m->serving = false;
+	kvm_events_httpd__close(m->httpd);
+	m->httpd = NULL;
 }
 
 /* A label's value, escaped as the format says: backslash, quote, newline */
@@ -588,14 +427,9 @@ int kvm_events_metrics__publish(struct kvm_events_metrics *m,
 			pr_warning_once("--metrics-file %s: cannot write it: %s\n", m->file,
 					strerror(-ret));
 	}
-	if (m->serving) {
-		mutex_lock(&m->lock);
-		free(m->page);
-		m->page = page;
-		m->page_len = len;
-		page = NULL;
-		mutex_unlock(&m->lock);
-	}
-	free(page);
+	if (m->httpd && !ret)
+		kvm_events_httpd__publish(m->httpd, page, len);
+	else
+		free(page);
 	return ret;
 }

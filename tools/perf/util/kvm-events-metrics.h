@@ -7,17 +7,17 @@
  * counts, times and latency histograms of each key, per VM and vcpu as
  * --metrics-by says, cumulative since the start.  Written to a file that
  * node_exporter's textfile collector reads (--metrics-file, rewritten
- * atomically), and served over HTTP (--metrics-listen) by a thread of
- * their own, so that a slow scraper never holds up the events.
+ * atomically), and served over HTTP (--metrics-listen, with TLS and
+ * basic auth as --metrics-web-config says) by threads of their own, so
+ * that a slow scraper never holds up the events.
  */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "kvm-events.h"
-#include "mutex.h"
 
 struct kvm_events_display;
+struct kvm_events_httpd;
 
 /*
  * --metrics-by: the labels besides analysis and key.  A VM is vm (and
@@ -30,24 +30,18 @@ struct kvm_events_display;
 #define KVM_EVENTS_METRICS_MAX_SERIES	10000
 
 struct kvm_events_metrics {
-	const char	*file;		/* --metrics-file */
-	const char	*listen;	/* --metrics-listen */
-	u32		by;		/* KVM_EVENTS_METRICS_* */
-	bool		by_set;		/* by --metrics-by */
-	u32		max_series;
-	/* The server: the last page made, which its thread serves */
-	int		listen_fd;
-	pthread_t	server;
-	bool		serving;
-	struct mutex	lock;
-	char		*page;
-	size_t		page_len;
-	bool		stop;		/* READ_ONCE: the server's to see */
+	const char		*file;		/* --metrics-file */
+	const char		*listen;	/* --metrics-listen */
+	const char		*web_config;	/* --metrics-web-config */
+	u32			by;		/* KVM_EVENTS_METRICS_* */
+	bool			by_set;		/* by --metrics-by */
+	u32			max_series;
+	struct kvm_events_httpd	*httpd;		/* serving the last page made */
 };
 
 static inline bool kvm_events_metrics__wanted(const struct kvm_events_metrics *m)
 {
-	return m->file || m->listen;
+	return m->file || m->listen || m->web_config;
 }
 
 /* --metrics-by LIST into m->by; @cmd names the subcommand in errors */
@@ -57,11 +51,12 @@ int kvm_events_metrics__set_by(struct kvm_events_metrics *m, const char *cmd,
 enum kvm_events_group kvm_events_metrics__group(const struct kvm_events_metrics *m,
 						enum kvm_events_group group);
 /*
- * Before any event: the file's folder is writable, the address is bound.
- * Errors are said, naming the option and what is wrong.
+ * Before any event: the file's folder is writable, the address is bound,
+ * the web config is read.  Errors are said, naming the option and what is
+ * wrong.
  */
 int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd);
-/* The server's thread, on the bound address: after any fork */
+/* The server's threads, on the bound address: after any fork */
 int kvm_events_metrics__serve(struct kvm_events_metrics *m, const char *cmd);
 /*
  * The families of @d's report, in the exposition format; @d->vms names
