@@ -367,7 +367,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
 		return answer_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED,
 				   "only GET and HEAD are answered.\n", "GET, HEAD");
 	if (strcmp(url, "/metrics"))
-		return answer_text(connection, MHD_HTTP_NOT_FOUND, "only /metrics is here.\n", NULL);
+		return answer_text(connection, MHD_HTTP_NOT_FOUND, "only /metrics is here.\n",
+				   NULL);
 	return answer_page(h, connection);
 }
 
@@ -387,17 +388,17 @@ static int start_daemon(struct kvm_events_httpd *h)
 	if (h->ipv6)
 		flags |= MHD_USE_IPv6;
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, h,
-				     MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
-				     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)SERVER_THREADS,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-				     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REQUEST_DEADLINE_S,
-				     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
-				     MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
-				     MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
-				     MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
-				     MHD_OPTION_ARRAY, wc->tls ? tls : &tls[3],
-				     MHD_OPTION_END);
+		MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)SERVER_THREADS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REQUEST_DEADLINE_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
+		MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
+		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, h,
+		MHD_OPTION_ARRAY, wc->tls ? tls : &tls[3],
+		MHD_OPTION_END);
 	return h->daemon ? 0 : -EIO;
 }
 

@@ -99,7 +99,8 @@ int kvm_events_metrics__open(struct kvm_events_metrics *m, const char *cmd)
 	if (!m->max_series)
 		m->max_series = KVM_EVENTS_METRICS_MAX_SERIES;
 	if (m->web_config && !m->listen) {
-		pr_err("perf kvm-events %s: --metrics-web-config: only with --metrics-listen\n", cmd);
+		pr_err("perf kvm-events %s: --metrics-web-config: only with --metrics-listen\n",
+		       cmd);
 		return -EINVAL;
 	}
 	if (m->file) {

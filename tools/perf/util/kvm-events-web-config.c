@@ -106,7 +106,8 @@ static int read_users(struct web_config_reader *r, yaml_node_t *map)
 	yaml_node_pair_t *pair;
 
 	if (map->type != YAML_MAPPING_NODE)
-		return config_error(r, "basic_auth_users", ": expected a mapping of users to bcrypt hashes");
+		return config_error(r, "basic_auth_users",
+				    ": expected a mapping of users to bcrypt hashes");
 	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
 		const char *user = scalar(node(r, pair->key));
 		const char *hash = scalar(node(r, pair->value));
@@ -117,7 +118,8 @@ static int read_users(struct web_config_reader *r, yaml_node_t *map)
 		if (!user || !*user || strchr(user, ':'))
 			return config_error(r, what, ": expected a user name without ':'");
 		if (!hash || !is_bcrypt(hash))
-			return config_error(r, what, ": expected a bcrypt hash ($2a$, $2b$ or $2y$)");
+			return config_error(r, what,
+					    ": expected a bcrypt hash ($2a$, $2b$ or $2y$)");
 		u = reallocarray(wc->users, wc->nr_users + 1, sizeof(*u));
 		if (!u)
 			return -ENOMEM;
@@ -141,7 +143,8 @@ static int read_top(struct web_config_reader *r)
 	if (!root)		/* an empty file: plain HTTP, as exporter-toolkit's */
 		return 0;
 	if (root->type != YAML_MAPPING_NODE)
-		return config_error(r, "expected a mapping of tls_server_config and basic_auth_users", NULL);
+		return config_error(r, "expected a mapping of tls_server_config",
+				    " and basic_auth_users");
 	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
 		const char *key = scalar(node(r, pair->key)) ?: "";
 		yaml_node_t *value = node(r, pair->value);

@@ -170,7 +170,8 @@ check_error "perf kvm-events report: --metrics-file $dir/none/kvm.prom: $no_fold
 	perf kvm-events report -i "$data" --stdio --metrics-file "$dir/none/kvm.prom"
 check_error "perf kvm-events live: --metrics-listen 127.0.0.1:$NODE_PORT: the port is in use" \
 	perf kvm-events live --stdio -d 1 --metrics-listen "127.0.0.1:$NODE_PORT" -- true
-bad_address="expected [ADDRESS:]PORT, an IPv4 address or an IPv6 one in brackets, and a port from 1 to 65535"
+bad_address="expected [ADDRESS:]PORT, an IPv4 address or an IPv6 one in brackets,"
+bad_address="$bad_address and a port from 1 to 65535"
 check_error "perf kvm-events live: --metrics-listen 127.0.0.1:x: $bad_address" \
 	perf kvm-events live --stdio -d 1 --metrics-listen "127.0.0.1:x" -- true
 
