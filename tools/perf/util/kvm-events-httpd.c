@@ -10,6 +10,12 @@
  * a deadline for its request, from its start or its previous answer; a
  * thread of ours shuts its socket down when that passes, and the library
  * then closes it as a connection its client dropped.
+ *
+ * bcrypt costs tens of ms by design.  Checked on the library's threads, a
+ * few clients with wrong passwords would hold up every scrape; so a
+ * password not seen before is checked by a thread of ours, one at a time,
+ * its connection suspended meanwhile, and a password that matched is
+ * remembered: Prometheus' scrapes cost no bcrypt after the first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +24,16 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include <gnutls/gnutls.h>
+#include <linux/compiler.h>
 #include <linux/list.h>
 #include <linux/zalloc.h>
 
@@ -37,10 +46,12 @@
 #define REQUEST_DEADLINE_S	5
 /* How often the deadlines are looked at, in ms */
 #define DEADLINE_POLL_MS	200
-#define MAX_CONNECTIONS		256
+#define MAX_CONNECTIONS		1024
 #define MAX_PER_ADDRESS		16
+/* Passwords waiting for their bcrypt: beyond, 503 at once */
+#define MAX_PASSWORD_CHECKS	8
 /* What a connection may hold of its request: its headers must fit */
-#define CONNECTION_MEMORY	(32 * 1024)
+#define CONNECTION_MEMORY	(64 * 1024)
 /* Scrapes served at once, each thread any number of connections */
 #define SERVER_THREADS		2
 #define REALM			"perf kvm-events"
@@ -51,6 +62,19 @@ struct scrape_conn {
 	int			fd;
 	struct timespec		deadline;
 	bool			shut;
+};
+
+/* A request, from its headers to its answer */
+struct scrape_request {
+	struct list_head	node;		/* in the password checks' queue */
+	struct MHD_Connection	*connection;
+	char			*user, *password;
+	enum {
+		REQUEST_NEW,
+		REQUEST_CHECKING,	/* suspended, its password queued */
+		REQUEST_CHECKED,
+	}			state;
+	bool			allowed;
 };
 
 struct kvm_events_httpd {
@@ -70,6 +94,14 @@ struct kvm_events_httpd {
 	pthread_t			reaper;
 	bool				reaping;
 	int				stop_pipe[2];
+	unsigned int			max_connections;
+	/* the passwords to check, and the thread that checks them */
+	struct mutex			checks_lock;
+	struct cond			checks_cond;
+	struct list_head		checks;
+	unsigned int			nr_checks;
+	pthread_t			checker;
+	bool				checking, stopping;
 };
 
 /* [ADDR:]PORT: IPv4 ADDR, or IPv6 in brackets; none is 127.0.0.1 */
@@ -125,13 +157,34 @@ static int bind_listen(struct kvm_events_httpd *h, const char *cmd)
 	    setsockopt(h->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    (h->ipv6 && setsockopt(h->listen_fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero))) ||
 	    bind(h->listen_fd, (struct sockaddr *)&ss, len) ||
-	    listen(h->listen_fd, 128)) {
+	    listen(h->listen_fd, SOMAXCONN)) {
 		err = errno;
 		pr_err("perf kvm-events %s: --metrics-listen %s: %s\n", cmd, h->listen,
 		       err == EADDRINUSE ? "the port is in use" : strerror(err));
 		return -err;
 	}
 	return 0;
+}
+
+/*
+ * Each connection takes two descriptors (the deadline keeps a dup): as
+ * many connections as the soft limit allows, raised to the hard one, with
+ * room left for perf's own events.
+ */
+static unsigned int connection_limit(void)
+{
+	struct rlimit rl;
+	rlim_t fit;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 64;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	fit = rl.rlim_cur > 512 ? (rl.rlim_cur - 256) / 2 : 64;
+	return fit < MAX_CONNECTIONS ? (unsigned int)fit : MAX_CONNECTIONS;
 }
 
 struct kvm_events_httpd *kvm_events_httpd__open(const char *cmd, const char *listen,
@@ -145,8 +198,12 @@ struct kvm_events_httpd *kvm_events_httpd__open(const char *cmd, const char *lis
 	h->listen_fd = -1;
 	h->stop_pipe[0] = h->stop_pipe[1] = -1;
 	INIT_LIST_HEAD(&h->conns);
+	INIT_LIST_HEAD(&h->checks);
 	mutex_init(&h->page_lock);
 	mutex_init(&h->conns_lock);
+	mutex_init(&h->checks_lock);
+	cond_init(&h->checks_cond);
+	h->max_connections = connection_limit();
 	if (web_config) {
 		h->has_web_config = true;
 		if (kvm_events_web_config__read(&h->web_config, cmd, web_config))
@@ -247,13 +304,18 @@ out_free:
 
 /* A request answered: the connection's next one has its own time */
 static void request_completed(void *cls, struct MHD_Connection *connection,
-			      void **req_cls __maybe_unused,
-			      enum MHD_RequestTerminationCode toe __maybe_unused)
+			      void **req_cls, enum MHD_RequestTerminationCode toe __maybe_unused)
 {
 	struct kvm_events_httpd *h = cls;
+	struct scrape_request *req = *req_cls;
 	const union MHD_ConnectionInfo *info;
 	struct scrape_conn *c;
 
+	if (req) {
+		free(req->user);	/* and the password, in the same string */
+		free(req);
+		*req_cls = NULL;
+	}
 	info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	c = info ? info->socket_context : NULL;
 	if (!c)
@@ -319,19 +381,83 @@ static enum MHD_Result answer_page(struct kvm_events_httpd *h, struct MHD_Connec
 	return ret;
 }
 
-/* With basic_auth_users, the request's user and password are one of them */
-static bool authorized(struct kvm_events_httpd *h, struct MHD_Connection *connection)
+/*
+ * The user and password of an Authorization header of scheme Basic, in
+ * any case (RFC 9110 11.1): the library's own parser wants "Basic".
+ */
+static int basic_credentials(struct MHD_Connection *connection, char **user, char **password)
 {
-	char *user, *password = NULL;
-	bool ok;
+	const char *value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND,
+							MHD_HTTP_HEADER_AUTHORIZATION);
+	gnutls_datum_t b64, plain = { NULL, 0 };
+	char *colon;
 
-	if (!h->web_config.nr_users)
-		return true;
-	user = MHD_basic_auth_get_username_password(connection, &password);
-	ok = user && password && kvm_events_web_config__allows(&h->web_config, user, password);
-	MHD_free(user);
-	MHD_free(password);
-	return ok;
+	if (!value || strncasecmp(value, "Basic ", 6))
+		return -EINVAL;
+	for (value += 6; *value == ' '; value++)
+		;
+	b64.data = (unsigned char *)value;
+	b64.size = strlen(value);
+	if (gnutls_base64_decode2(&b64, &plain) < 0)
+		return -EINVAL;
+	*user = strndup((const char *)plain.data, plain.size);
+	gnutls_free(plain.data);
+	if (!*user)
+		return -ENOMEM;
+	colon = strchr(*user, ':');
+	if (!colon || strlen(*user) != plain.size) {	/* no ':', or a NUL in it */
+		zfree(user);
+		return -EINVAL;
+	}
+	*colon = '\0';
+	*password = colon + 1;
+	return 0;
+}
+
+/* Checks the queued passwords, one at a time, and wakes their connections */
+static void *password_checker(void *arg)
+{
+	struct kvm_events_httpd *h = arg;
+	struct scrape_request *req;
+
+	mutex_lock(&h->checks_lock);
+	for (;;) {
+		while (list_empty(&h->checks) && !h->stopping)
+			cond_wait(&h->checks_cond, &h->checks_lock);
+		if (list_empty(&h->checks))
+			break;
+		req = list_first_entry(&h->checks, struct scrape_request, node);
+		list_del_init(&req->node);
+		mutex_unlock(&h->checks_lock);
+		/* When stopping, the queue is only emptied: no one waits for it. */
+		req->allowed = !READ_ONCE(h->stopping) &&
+			       kvm_events_web_config__allows(&h->web_config, req->user,
+							     req->password);
+		mutex_lock(&h->checks_lock);
+		h->nr_checks--;
+		req->state = REQUEST_CHECKED;
+		MHD_resume_connection(req->connection);
+	}
+	mutex_unlock(&h->checks_lock);
+	return NULL;
+}
+
+/* Suspends @req's connection until its password is checked; false if full */
+static bool queue_password_check(struct kvm_events_httpd *h, struct scrape_request *req)
+{
+	bool queued = false;
+
+	mutex_lock(&h->checks_lock);
+	if (!h->stopping && h->nr_checks < MAX_PASSWORD_CHECKS) {
+		MHD_suspend_connection(req->connection);
+		req->state = REQUEST_CHECKING;
+		list_add_tail(&req->node, &h->checks);
+		h->nr_checks++;
+		cond_signal(&h->checks_cond);
+		queued = true;
+	}
+	mutex_unlock(&h->checks_lock);
+	return queued;
 }
 
 /* What the handshake checked, again: a certificate, and of the CA's */
@@ -349,24 +475,95 @@ static bool client_verified(struct kvm_events_httpd *h, struct MHD_Connection *c
 	return !gnutls_certificate_verify_peers2(info->tls_session, &status) && !status;
 }
 
-/* Only GET and HEAD of /metrics, and only for whom the web config lets in */
+/* The path of a request's target, also in absolute form (RFC 9112 3.2.2) */
+static const char *target_path(const char *url)
+{
+	const char *p = NULL;
+
+	if (!strncasecmp(url, "http://", 7))
+		p = url + 7;
+	else if (!strncasecmp(url, "https://", 8))
+		p = url + 8;
+	if (!p)
+		return url;
+	p = strchr(p, '/');
+	return p ?: "/";
+}
+
+/*
+ * Basic auth, where the web config asks for it: MHD_YES once @req is
+ * decided, with @req->allowed; MHD_NO on an error the connection ends on.
+ * An answer queued meanwhile (503) is said by @answered.
+ */
+static enum MHD_Result authorize(struct kvm_events_httpd *h, struct scrape_request *req,
+				 bool *answered)
+{
+	*answered = false;
+	if (req->state == REQUEST_CHECKED)
+		return MHD_YES;
+	req->state = REQUEST_CHECKED;
+	if (basic_credentials(req->connection, &req->user, &req->password))
+		return MHD_YES;		/* allowed stays false */
+	if (kvm_events_web_config__remembers(&h->web_config, req->user, req->password)) {
+		req->allowed = true;
+		return MHD_YES;
+	}
+	if (queue_password_check(h, req)) {
+		*answered = true;	/* the connection is suspended */
+		return MHD_YES;
+	}
+	*answered = true;
+	return answer_text(req->connection, MHD_HTTP_SERVICE_UNAVAILABLE,
+			   "too many passwords to check; try again.\n", NULL);
+}
+
+/*
+ * Only GET and HEAD of /metrics, and only for whom the web config lets
+ * in.  The answer is queued at the request's second call, once its
+ * headers (and any body, thrown away) are read: queued at the first, the
+ * library closes the connection after it, and Prometheus would make a
+ * new one, and a TLS handshake, at each scrape.
+ */
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url,
 			      const char *method, const char *version __maybe_unused,
 			      const char *upload_data __maybe_unused,
-			      size_t *upload_data_size __maybe_unused,
-			      void **req_cls __maybe_unused)
+			      size_t *upload_data_size, void **req_cls)
 {
 	struct kvm_events_httpd *h = cls;
+	struct scrape_request *req = *req_cls;
+	enum MHD_Result ret;
+	bool answered;
 
+	if (!req) {
+		req = zalloc(sizeof(*req));
+		if (!req)
+			return MHD_NO;
+		INIT_LIST_HEAD(&req->node);
+		req->connection = connection;
+		*req_cls = req;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (req->state == REQUEST_CHECKING)
+		return MHD_YES;
 	if (!client_verified(h, connection))
 		return answer_text(connection, MHD_HTTP_FORBIDDEN,
 				   "a client certificate of the CA's is needed.\n", NULL);
-	if (!authorized(h, connection))
-		return answer_text(connection, MHD_HTTP_UNAUTHORIZED, "unauthorized.\n", NULL);
+	if (h->web_config.nr_users) {
+		ret = authorize(h, req, &answered);
+		if (answered || ret == MHD_NO)
+			return ret;
+		if (!req->allowed)
+			return answer_text(connection, MHD_HTTP_UNAUTHORIZED,
+					   "unauthorized.\n", NULL);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return answer_text(connection, MHD_HTTP_METHOD_NOT_ALLOWED,
 				   "only GET and HEAD are answered.\n", "GET, HEAD");
-	if (strcmp(url, "/metrics"))
+	if (strcmp(target_path(url), "/metrics"))
 		return answer_text(connection, MHD_HTTP_NOT_FOUND, "only /metrics is here.\n",
 				   NULL);
 	return answer_page(h, connection);
@@ -375,7 +572,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
 static int start_daemon(struct kvm_events_httpd *h)
 {
 	struct kvm_events_web_config *wc = &h->web_config;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	struct MHD_OptionItem tls[] = {
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, wc->cert },
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, wc->key },
@@ -390,7 +588,7 @@ static int start_daemon(struct kvm_events_httpd *h)
 	h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, answer, h,
 		MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)SERVER_THREADS,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+		MHD_OPTION_CONNECTION_LIMIT, h->max_connections,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REQUEST_DEADLINE_S,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
@@ -414,6 +612,12 @@ int kvm_events_httpd__start(struct kvm_events_httpd *h, const char *cmd)
 	if (err)
 		goto out_err;
 	h->reaping = true;
+	if (h->web_config.nr_users) {
+		err = -pthread_create(&h->checker, NULL, password_checker, h);
+		if (err)
+			goto out_err;
+		h->checking = true;
+	}
 	err = start_daemon(h);
 	if (!err) {
 		h->listen_fd = -1;	/* the library's now, which closes it */
@@ -439,7 +643,15 @@ void kvm_events_httpd__close(struct kvm_events_httpd *h)
 {
 	if (!h)
 		return;
-	/* The library's threads first: they close every connection */
+	/* The passwords' thread first: it wakes every suspended connection */
+	if (h->checking) {
+		mutex_lock(&h->checks_lock);
+		WRITE_ONCE(h->stopping, true);
+		cond_signal(&h->checks_cond);
+		mutex_unlock(&h->checks_lock);
+		pthread_join(h->checker, NULL);
+	}
+	/* Then the library's: they close every connection */
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
 	if (h->reaping) {
@@ -457,6 +669,8 @@ void kvm_events_httpd__close(struct kvm_events_httpd *h)
 		kvm_events_web_config__exit(&h->web_config);
 	mutex_destroy(&h->page_lock);
 	mutex_destroy(&h->conns_lock);
+	mutex_destroy(&h->checks_lock);
+	cond_destroy(&h->checks_cond);
 	free(h->page);
 	free(h);
 }

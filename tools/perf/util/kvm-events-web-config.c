@@ -19,9 +19,6 @@
 #include "debug.h"
 #include "kvm-events-web-config.h"
 
-/* Hashed for a user that does not exist, so that it takes as long */
-#define NO_USER_HASH "$2b$10$NT7WIn4rUSBnYqCPrOTVAubSxnDpa1b9GwhQsVubcW2ut02U5VM2u"
-
 /* The errors' context: which command, which file */
 struct web_config_reader {
 	const char			*cmd;
@@ -48,6 +45,16 @@ static yaml_node_t *node(struct web_config_reader *r, int index)
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* YAML's null: nothing after the key, ~ or null */
+static bool is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+
+	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+		!strcmp(s, "NULL"));
 }
 
 /* @key's value, a string: an empty one (null in YAML) is as if not there */
@@ -150,7 +157,10 @@ static int read_top(struct web_config_reader *r)
 		yaml_node_t *value = node(r, pair->value);
 		int err;
 
-		if (!strcmp(key, "tls_server_config"))
+		if (is_null(value) && (!strcmp(key, "tls_server_config") ||
+					!strcmp(key, "basic_auth_users")))
+			err = 0;	/* none, as exporter-toolkit takes it */
+		else if (!strcmp(key, "tls_server_config"))
 			err = read_tls(r, value);
 		else if (!strcmp(key, "basic_auth_users"))
 			err = read_users(r, value);
@@ -339,30 +349,44 @@ static bool bcrypt_matches(const char *password, const char *hash)
 	return ok;
 }
 
-bool kvm_events_web_config__allows(struct kvm_events_web_config *wc, const char *user,
-				   const char *password)
+static struct kvm_events_web_user *find_user(struct kvm_events_web_config *wc, const char *name)
 {
-	struct kvm_events_web_user *u = NULL;
-	u8 digest[32];
-	bool ok;
 	size_t i;
 
 	for (i = 0; i < wc->nr_users; i++)
-		if (!strcmp(wc->users[i].name, user))
-			u = &wc->users[i];
-	if (!u) {
-		bcrypt_matches(password, NO_USER_HASH);
-		return false;
-	}
-	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, password, strlen(password), digest))
+		if (!strcmp(wc->users[i].name, name))
+			return &wc->users[i];
+	return NULL;
+}
+
+bool kvm_events_web_config__remembers(struct kvm_events_web_config *wc, const char *user,
+				      const char *password)
+{
+	struct kvm_events_web_user *u = find_user(wc, user);
+	u8 digest[32];
+	bool ok;
+
+	if (!u || gnutls_hash_fast(GNUTLS_DIG_SHA256, password, strlen(password), digest))
 		return false;
 	mutex_lock(&wc->lock);
 	ok = u->cached && same_bytes(u->good, digest, sizeof(digest));
 	mutex_unlock(&wc->lock);
-	if (ok)
-		return true;
-	/* bcrypt takes tens of ms by design: not under the lock */
-	if (!bcrypt_matches(password, u->hash))
+	return ok;
+}
+
+bool kvm_events_web_config__allows(struct kvm_events_web_config *wc, const char *user,
+				   const char *password)
+{
+	struct kvm_events_web_user *u = find_user(wc, user);
+	u8 digest[32];
+
+	/* A user that does not exist costs the first one's bcrypt, its cost */
+	if (!u) {
+		bcrypt_matches(password, wc->users[0].hash);
+		return false;
+	}
+	if (!bcrypt_matches(password, u->hash) ||
+	    gnutls_hash_fast(GNUTLS_DIG_SHA256, password, strlen(password), digest))
 		return false;
 	mutex_lock(&wc->lock);
 	memcpy(u->good, digest, sizeof(digest));

@@ -49,7 +49,17 @@ struct kvm_events_web_config {
  */
 int kvm_events_web_config__read(struct kvm_events_web_config *wc, const char *cmd,
 				const char *path);
-/* With basic_auth_users: true when @user's @password matches */
+/*
+ * With basic_auth_users: true when @user's @password matched before.
+ * Cheap: a SHA-256 and a comparison.
+ */
+bool kvm_events_web_config__remembers(struct kvm_events_web_config *wc, const char *user,
+				      const char *password);
+/*
+ * True when @user's @password matches its bcrypt hash, which is then
+ * remembered.  Slow by design: tens of ms, and as long for a user that
+ * does not exist.
+ */
 bool kvm_events_web_config__allows(struct kvm_events_web_config *wc, const char *user,
 				   const char *password);
 void kvm_events_web_config__exit(struct kvm_events_web_config *wc);
