@@ -181,9 +181,8 @@ print(s.getsockname()[1])'
 # perf) every second, on free loopback ports, with their data in DIR;
 # prometheus_stop ends both.
 prometheus_start() {
-	mkdir -p "$1/textfile" "$1/tsdb"
+	mkdir -p "$1/textfile"
 	NODE_PORT=$(free_port)
-	PROMETHEUS_PORT=$(free_port)
 	prometheus-node-exporter --web.listen-address="127.0.0.1:$NODE_PORT" \
 		--collector.disable-defaults --collector.textfile \
 		--collector.textfile.directory="$1/textfile" > "$1/node.log" 2>&1 &
@@ -193,9 +192,18 @@ prometheus_start() {
 		"      - targets: [\"127.0.0.1:$NODE_PORT\"]" \
 		"  - job_name: perf" "    static_configs:" \
 		"      - targets: [\"127.0.0.1:$2\"]" > "$1/prometheus.yml"
+	prometheus_run "$1"
+}
+
+# prometheus_run DIR: Prometheus alone, scraping as DIR/prometheus.yml
+# (the test's) says, on a free loopback port, with its data in DIR;
+# prometheus_stop ends it.
+prometheus_run() {
+	mkdir -p "$1/tsdb"
+	PROMETHEUS_PORT=$(free_port)
 	prometheus --config.file="$1/prometheus.yml" --storage.tsdb.path="$1/tsdb" \
 		--web.listen-address="127.0.0.1:$PROMETHEUS_PORT" > "$1/prometheus.log" 2>&1 &
-	PROMETHEUS_PIDS="$PROMETHEUS_PIDS $!"
+	PROMETHEUS_PIDS="${PROMETHEUS_PIDS:-} $!"
 }
 
 prometheus_stop() {

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Hostile clients of the metrics server (report/live --metrics-listen)
 
-kvm_events_http.py [--host H] [--any-body] [--ca CA --auth USER:PW] PORT PERF_PID PAGE SCENARIO...
+kvm_events_http.py [--host H] [--any-body] [--ca CA --auth USER:PW] [--limit S]
+                   PORT PERF_PID PAGE SCENARIO...
 
 While a scraper on a source address of its own (127.0.0.200, or ::1)
 scrapes /metrics every 0.2 s, each SCENARIO runs in turn:
 
   slowloris   50 clients from 127.0.0.2..51, one byte of a request a
               second: each closed by the 5 s deadline, 4.5 to 6.5 s
-  flood       1,000 connections at once from 127.0.0.2: perf holds at
-              most 16 of them at once, and none after 7 s
+  flood       1,000 connections at once from 127.0.0.2: perf holds 16
+              of them at most (2 and 4 s on), none once their clients
+              close
   headers     a request with 1 MiB of headers: a 4xx, or closed, in 6 s
   requests    a garbage request line, the other methods, other paths,
               HEAD, a query string: their exact status and headers
@@ -21,14 +23,14 @@ scrapes /metrics every 0.2 s, each SCENARIO runs in turn:
   (over TLS, --ca: the scraper's with --auth)
   handshakes  40 TLS clients from 127.0.2.1..40 that stall their
               handshake: each closed by the deadline, 4.5 to 6.5 s
-  passwords   8 clients from 127.0.1.1..8 sending wrong passwords, one
-              after another, for 3 s: each a 401
+  passwords   16 clients from 127.0.1.1..16 sending wrong passwords, one
+              after another, for 3 s: a 401 or no answer, never the page
   users       an unknown user is answered as slowly as a wrong password
               (bcrypt's time), not in half of its time
 
-Every scrape must answer 200 in under 1 s, with a Content-Length that
-is its body's, the body byte for byte PAGE (or, with --any-body, a page
-of metrics).  Prints what it measured; exits 1 on a failure.
+Every scrape must answer 200 in under 1 s (or --limit), with a
+Content-Length that is its body's, the body byte for byte PAGE (or, with
+--any-body, a page of metrics).  Prints what it measured; exits 1 on a failure.
 """
 
 import argparse
@@ -206,6 +208,7 @@ class Scraper(threading.Thread):
         self.host, self.port, self.source = host, port, source
         self.page, self.any_body = page, any_body
         self.results = []       # (start, seconds, why or None)
+        self.limit = 1.0
         self.judged = set()
         self.stop = threading.Event()
 
@@ -233,7 +236,7 @@ class Scraper(threading.Thread):
             a = request(self.host, self.port, get(), self.source, deadline=3.0)
             took = time.monotonic() - start
             why = self.check(a)
-            if why is None and took >= 1.0:
+            if why is None and took >= self.limit:
                 why = "took %.2f s" % took
             self.results.append((start, took, why))
             self.stop.wait(max(0.0, 0.2 - took))
@@ -248,8 +251,8 @@ class Scraper(threading.Thread):
             % (len(got), len(bad), slowest * 1000))
         for r in bad[:5]:
             fail("%s: a scrape at +%.1f s: %s" % (name, r[0] - start, r[2]))
-        # One every 0.2 s, each under 1 s: at least one a second
-        if len(got) < int(end - start):
+        # One every 0.2 s, each under the limit: at least one for each
+        if len(got) < int((end - start) / self.limit):
             fail("%s: only %d scrapes in %.1f s" % (name, len(got), end - start))
 
 
@@ -609,19 +612,19 @@ def handshakes(args, scraper, watch):
 
 
 def passwords(args, scraper, watch):
-    """8 clients from 127.0.1.1..8, each a wrong password after another, 3 s"""
+    """16 clients from 127.0.1.1..16, each a wrong password after another, 3 s"""
     user = AUTH.split(":")[0]
-    stop, count = threading.Event(), [0] * 8
+    stop, count = threading.Event(), [0] * 16
     statuses = set()
 
     def attack(i):
         while not stop.is_set():
             a = request(args.host, args.port, get(auth="%s:wrong%d" % (user, count[i])),
-                        "127.0.1.%d" % (i + 1))
+                        "127.0.1.%d" % (i + 1), deadline=2.0)
             statuses.add(a.describe())
             count[i] += 1
 
-    threads = [threading.Thread(target=attack, args=(i,), daemon=True) for i in range(8)]
+    threads = [threading.Thread(target=attack, args=(i,), daemon=True) for i in range(16)]
     for t in threads:
         t.start()
     time.sleep(3.0)
@@ -629,7 +632,8 @@ def passwords(args, scraper, watch):
     for t in threads:
         t.join()
     say("  %d wrong passwords in 3 s, answered %s" % (sum(count), sorted(statuses)))
-    if statuses != {"401 Unauthorized"}:
+    # 401, or shed: never the page
+    if any(not (w.startswith("401 ") or w.startswith("no answer")) for w in statuses):
         fail("passwords: wrong passwords answered %s, not only 401" % sorted(statuses))
 
 
@@ -670,6 +674,8 @@ def main():
     p.add_argument("scenarios", nargs="+", choices=sorted(SCENARIOS))
     p.add_argument("--ca", help="TLS, trusting this CA")
     p.add_argument("--auth", default="", help="the scraper's USER:PASSWORD")
+    p.add_argument("--limit", type=float, default=1.0,
+                   help="the time a scrape must take less than (default: 1 s)")
     args = p.parse_args()
     global TLS, AUTH
     if args.ca:
@@ -678,6 +684,7 @@ def main():
     page = open(args.page, "rb").read()
     source = "::1" if family(args.host) == socket.AF_INET6 else "127.0.0.200"
     scraper = Scraper(args.host, args.port, source, page, args.any_body)
+    scraper.limit = args.limit
     watch = Watch(args.pid, args.port)
     watch.start()
     scraper.start()
