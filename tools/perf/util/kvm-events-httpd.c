@@ -49,7 +49,7 @@
 #define MAX_CONNECTIONS		1024
 #define MAX_PER_ADDRESS		16
 /* Passwords waiting for their bcrypt: beyond, 503 at once */
-#define MAX_PASSWORD_CHECKS	8
+#define MAX_PASSWORD_CHECKS	4
 /* What a connection may hold of its request: its headers must fit */
 #define CONNECTION_MEMORY	(64 * 1024)
 /* Scrapes served at once, each thread any number of connections */
