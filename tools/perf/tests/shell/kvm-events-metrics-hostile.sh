@@ -68,7 +68,8 @@ if ! serving "$port" "$perf_pid"; then
 	exit 1
 fi
 scrape "$port" "$dir/quiet.prom"
-echo "The quiet page: $(wc -c < "$dir/quiet.prom") bytes, $(grep -vc '^#' "$dir/quiet.prom") samples"
+echo "The quiet page: $(wc -c < "$dir/quiet.prom") bytes," \
+	"$(grep -vc '^#' "$dir/quiet.prom") samples"
 if ! promtool check metrics < "$dir/quiet.prom" > "$dir/promtool.out" 2>&1; then
 	echo "FAIL: promtool check metrics on the page"
 	cat "$dir/promtool.out"

@@ -10,11 +10,11 @@
 # scheme https, the CA and basic auth: up is 1 and the exits it sums are
 # the report's; a job with a wrong password is down on a 401.  curl: the
 # right password gets the page, byte for byte the plain server's (its
-# scheme named Basic or basic); a wrong one, an unknown user and none get a 401 with WWW-Authenticate:
-# Basic realm="perf kvm-events", never the page; plain http to the TLS
-# port gets no page.  Hostile clients over TLS, while a scraper with the
-# password gets the page in under 2 s each 0.2 s: the other methods and
-# paths, clients that reset mid-answer, 40 stalled handshakes (closed by
+# scheme named Basic or basic); a wrong one, an unknown user and none get
+# a 401 with WWW-Authenticate: Basic realm="perf kvm-events", never the
+# page; plain http to the TLS port gets no page.  Hostile clients over
+# TLS, while a scraper with the password gets the page in under 2 s each
+# 0.2 s: the other methods and paths, clients that reset mid-answer, 40 stalled handshakes (closed by
 # the 5 s deadline), 16 clients sending wrong passwords for 3 s; and an
 # unknown user is answered as slowly as a known one's wrong password.
 # With RequireAndVerifyClientCert, the CA's client certificate gets the
@@ -259,7 +259,8 @@ declare -A interval=([perf]=1s [wrong]=3s)
 		pw=$password
 		[ $job = wrong ] && pw="not $password"
 		printf '%s\n' "  - job_name: $job" "    scheme: https" \
-			"    scrape_interval: ${interval[$job]}" "    scrape_timeout: ${interval[$job]}" \
+			"    scrape_interval: ${interval[$job]}" \
+			"    scrape_timeout: ${interval[$job]}" \
 			"    tls_config:" "      ca_file: $web/ca.pem" \
 			"    basic_auth:" "      username: $user" "      password: '$pw'" \
 			"    static_configs:" "      - targets: [\"127.0.0.1:$tls_port\"]"
@@ -309,7 +310,8 @@ bad() {
 	echo "$name: exit $status: $(head -1 "$dir/bad.err")"
 	if [ $status = 0 ] || [ $status = 124 ] || [ "$(wc -l < "$dir/bad.err")" != 1 ] ||
 			! grep -qF -- "$what" "$dir/bad.err"; then
-		echo "FAIL: $name: expected one line naming '$what' and a non-zero exit, before serving; got $status:"
+		echo "FAIL: $name: expected one line naming '$what' and a non-zero exit," \
+			"before serving; got $status:"
 		cat "$dir/bad.err"
 		err=1
 	fi
@@ -317,7 +319,8 @@ bad() {
 { cat "$web/web.yml"; printf '%s\n' "http_server_config:" "  http2: false"; } \
 	> "$web/unknown-key.yml"
 bad unknown-key http_server_config
-sed 's/^  key_file: server.key$/&\n  min_version: TLS12/' "$web/web.yml" > "$web/unknown-tls-key.yml"
+sed 's/^  key_file: server.key$/&\n  min_version: TLS12/' "$web/web.yml" \
+	> "$web/unknown-tls-key.yml"
 bad unknown-tls-key min_version
 sed 's/cert_file: server.pem/cert_file: missing.pem/' "$web/web.yml" > "$web/missing-cert.yml"
 bad missing-cert missing.pem
