@@ -14,9 +14,10 @@
 # a 401 with WWW-Authenticate: Basic realm="perf kvm-events", never the
 # page; plain http to the TLS port gets no page.  Hostile clients over
 # TLS, while a scraper with the password gets the page in under 2 s each
-# 0.2 s: the other methods and paths, clients that reset mid-answer, 40 stalled handshakes (closed by
-# the 5 s deadline), 16 clients sending wrong passwords for 3 s; and an
-# unknown user is answered as slowly as a known one's wrong password.
+# 0.2 s: the other methods and paths, clients that reset mid-answer, 40
+# stalled handshakes (closed by the 5 s deadline), 16 clients sending
+# wrong passwords for 3 s; and an unknown user is answered as slowly as a
+# known one's wrong password.
 # With RequireAndVerifyClientCert, the CA's client certificate gets the
 # page, none and the other CA's do not.  Then the bad configs: each one
 # line naming the key or the file, a non-zero exit, before serving: an
