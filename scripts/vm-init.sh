@@ -5,7 +5,9 @@
 # load kvm_amd and the 9p and overlay modules, mount the host's root read
 # only under a tmpfs overlay, mount the run's folder (and the writable
 # folder, if any) at their host paths, run the command there as root, and
-# leave its exit status in the run's folder (the command does).
+# leave its exit status in the run's folder (the command does).  With
+# vm.net=1 (vm.sh -p), load virtio_net and bring up eth0 at 10.0.2.15/24,
+# qemu's user networking's address, which its port forward reaches.
 #
 # On arm64 (vm.arch=arm64) KVM is built in, and the root is the arm64
 # userland vm.sh shares as "arm64root", under a tmpfs overlay; the host's
@@ -28,18 +30,27 @@ fail() {
 # vm.run=, vm.writable=, vm.arch= and vm.paths= from the kernel's command
 # line
 arch=x86_64
+net=""
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	vm.run=*) run=${arg#vm.run=} ;;
 	vm.writable=*) writable=${arg#vm.writable=} ;;
 	vm.arch=*) arch=${arg#vm.arch=} ;;
 	vm.paths=*) paths=${arg#vm.paths=} ;;
+	vm.net=*) net=${arg#vm.net=} ;;
 	esac
 done
 
 for m in $(cat /modules/order); do
 	insmod "/modules/$m" || fail "insmod $m failed"
 done
+if [ -n "$net" ]; then
+	for m in $(cat /modules/net); do
+		insmod "/modules/$m" || fail "insmod $m failed"
+	done
+	ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 ||
+		fail "eth0 could not be brought up at 10.0.2.15/24"
+fi
 if [ $arch = arm64 ]; then
 	[ -c /dev/kvm ] || fail "no /dev/kvm: the kernel's KVM did not initialize"
 else

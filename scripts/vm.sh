@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR]
-#       -- COMMAND [ARG...]
+#       [-p HOSTPORT:GUESTPORT] -- COMMAND [ARG...]
 #
 # The project's test machine: run COMMAND as root on a real kernel's KVM,
 # on a host without /dev/kvm.  qemu emulates (TCG) an AMD CPU with SVM and
@@ -25,6 +25,13 @@
 #   -t SECONDS  stop the machine after this long (default 1800): exit 124
 #   -w DIR      a folder the command may write to and that the host sees
 #               (by default only /tmp and the like, which are lost)
+#   -p HOSTPORT:GUESTPORT
+#               forward the host's 127.0.0.1:HOSTPORT to the machine's
+#               GUESTPORT: a network card on qemu's user networking, eth0
+#               in the machine at 10.0.2.15/24, for a server in it that a
+#               host program asks (a scraper too slow to run in it); the
+#               server must listen on 0.0.0.0 or 10.0.2.15.  Without -p
+#               the machine has no network card, only loopback.
 #
 # The kernel package and the initramfs are cached under build/vm/.  The
 # packages it needs (qemu-system-x86, busybox-static, cpio, kmod) are
@@ -58,12 +65,16 @@ series=6.12
 timeout=1800
 writable=""
 icount=()
-usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR] -- COMMAND..."
-while getopts a:ik:t:w: opt; do
+forward=""
+usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR] [-p HOSTPORT:GUESTPORT] -- COMMAND..."
+while getopts a:ik:p:t:w: opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
 	i) icount=(-icount shift=0,sleep=off) ;;
 	k) series=$OPTARG ;;
+	p) forward=$OPTARG
+	   [[ $forward =~ ^[0-9]+:[0-9]+$ ]] ||
+		{ echo "vm.sh: -p takes HOSTPORT:GUESTPORT, not '$forward'" >&2; exit 2; } ;;
 	t) timeout=$OPTARG ;;
 	w) writable=$(cd "$OPTARG" && pwd) || exit 2 ;;
 	*) echo "$usage" >&2; exit 2 ;;
@@ -133,9 +144,33 @@ arm64_busybox() {
 	rm -rf "$dir/deb" "$dir/pkg"
 }
 
+# modules_of KVER MODULE...: the modules' files with their dependencies,
+# each once, in the order to load them
+modules_of() {
+	local kver=$1 m
+	shift
+	for m; do
+		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m" 2>/dev/null
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
+}
+
+# add_modules INIT LIST FILE...: each module FILE, uncompressed, into
+# INIT/modules, and its name appended to INIT/modules/LIST
+add_modules() {
+	local init=$1 list=$2 m name
+	shift 2
+	for m; do
+		name=$(basename "$m" .xz)
+		xz -dc "$m" > "$init/modules/$name" 2>/dev/null || cp "$m" "$init/modules/$name"
+		echo "$name" >> "$init/modules/$list"
+	done
+}
+
 # make_initramfs: busybox, the modules of kvm_amd (x86; arm64's KVM is
 # built in), 9p and overlay with their dependencies, uncompressed for
-# busybox's insmod, and the init.
+# busybox's insmod, and the init.  virtio_net and what it needs beyond
+# those are a list of their own, "net", that the init loads only for -p:
+# without it the machine boots as it did.
 make_initramfs() {
 	local kver init=$kdir/initramfs m busybox=/bin/busybox mods=kvm_amd
 	if [ $arch = arm64 ]; then
@@ -147,15 +182,11 @@ make_initramfs() {
 	rm -rf "$init" && mkdir -p "$init"/{bin,dev,proc,sys,mnt,modules} || return 1
 	cp "$busybox" "$init/bin/busybox" && ln -s busybox "$init/bin/sh" || return 1
 	: > "$init/modules/order"
-	for m in $mods 9pnet_virtio 9p overlay virtio_pci; do
-		modprobe -d "$kdir/root" -S "$kver" --show-depends "$m" 2>/dev/null
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-	while read -r m; do
-		local name
-		name=$(basename "$m" .xz)
-		xz -dc "$m" > "$init/modules/$name" 2>/dev/null || cp "$m" "$init/modules/$name"
-		echo "$name" >> "$init/modules/order"
-	done
+	: > "$init/modules/net"
+	mapfile -t m < <(modules_of "$kver" $mods 9pnet_virtio 9p overlay virtio_pci)
+	add_modules "$init" order "${m[@]}"
+	mapfile -t m < <(modules_of "$kver" virtio_net | grep -v -x -F -f <(printf '%s\n' "${m[@]}"))
+	add_modules "$init" net "${m[@]}"
 	cp "$top/scripts/vm-init.sh" "$init/init" && chmod +x "$init/init" || return 1
 	(cd "$init" && find . | cpio -o -H newc --quiet | gzip -1) > "$kdir/initrd.img"
 }
@@ -165,7 +196,8 @@ if [ -z "$vmlinuz" ]; then
 	fetch_kernel
 	vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-*)
 fi
-if [ ! -f "$kdir/initrd.img" ] || [ "$top/scripts/vm-init.sh" -nt "$kdir/initrd.img" ]; then
+if [ ! -f "$kdir/initrd.img" ] || [ "$top/scripts/vm-init.sh" -nt "$kdir/initrd.img" ] ||
+   [ "$top/scripts/vm.sh" -nt "$kdir/initrd.img" ]; then
 	make_initramfs || cannot "the initramfs of $pkg could not be made"
 fi
 if [ $arch = arm64 ]; then
@@ -191,6 +223,12 @@ append="quiet loglevel=3 panic=-1 mitigations=off vm.run=$run"
 if [ -n "$writable" ]; then
 	shares+=(-virtfs "local,path=$writable,mount_tag=writable,security_model=none")
 	append="$append vm.writable=$writable"
+fi
+# -p: qemu's user networking, its one forward on the host's loopback
+net=()
+if [ -n "$forward" ]; then
+	net=(-nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:${forward%%:*}-:${forward#*:}")
+	append="$append vm.net=1"
 fi
 
 if [ $arch = arm64 ]; then
@@ -223,7 +261,7 @@ timeout --foreground -k 10 "$timeout" \
 	"${qemu[@]}" "${icount[@]}" \
 	-nodefaults -display none -no-reboot -serial stdio -monitor none \
 	-kernel "$vmlinuz" -initrd "$kdir/initrd.img" \
-	-append "$append" "${shares[@]}" < /dev/null | sed -u 's/\r$//'
+	-append "$append" "${shares[@]}" "${net[@]}" < /dev/null | sed -u 's/\r$//'
 # The serial console ends each line with \r\n; each line is passed on as
 # it comes, for make check to time the tests by.
 status=${PIPESTATUS[0]}
