@@ -39,6 +39,15 @@
 # Last, the guest's slowdown under each recorder, and under perf kvm-events
 # live --use-bpf, which pairs in the kernel and records nothing.
 #
+# Then the soak of live's Prometheus exporter (scripts/soak.sh, whose
+# header says what it asserts): BENCH_SOAK_LIFETIMES guest lifetimes, 3
+# at a time, under live -b and live, scraped every second by Prometheus
+# on this host; its table gives live's RSS after the warm-up and at the
+# end, its growth, the scrapes, the slowest scrape and the least up.  It
+# runs in the test machine, on any host: the soak needs vm.sh -p's port
+# forward.  The machine's TCG is one host core, whatever the host has;
+# in it live and the guests are not pinned (soak.sh says why).
+#
 # Where this host has no hardware KVM (kvm_intel's or kvm_amd's
 # /dev/kvm, as make check asks), the guest's recordings and slowdown
 # come from the test machine (scripts/vm.sh: Debian's 6.12 kernel's KVM on
@@ -59,6 +68,7 @@
 #                                   BENCH_RUNS times after a first round
 #   BENCH_GUEST=0                   leave out the guest's recordings and
 #                                   slowdown (the generated inputs only)
+#   BENCH_SOAK_LIFETIMES=100        the soak's guest lifetimes (0: no soak)
 
 set -u
 export LC_ALL=C
@@ -374,5 +384,14 @@ else
 	echo "ratios between the recorders are the fair figure."
 	"$top/scripts/vm.sh" -i -w "$out" -- "$0" "$perf" --slowdown "$out" > "$out/vm.log" 2>&1
 	grep -v -E 'reboot: Power down|^test machine: up$' "$out/vm.log"
+fi
+
+soak_lifetimes=${BENCH_SOAK_LIFETIMES:-100}
+echo
+if [ "$soak_lifetimes" = 0 ]; then
+	echo "BENCH_SOAK_LIFETIMES=0: no soak of live's metrics"
+else
+	echo "The soak of live's metrics under Prometheus (scripts/soak.sh -n $soak_lifetimes -c 3):"
+	"$top/scripts/soak.sh" -n "$soak_lifetimes" -c 3 "$perf" | sed 1d
 fi
 } | tee "$results" "$top/build/bench.txt"
