@@ -48,8 +48,13 @@
 #define DEADLINE_POLL_MS	200
 #define MAX_CONNECTIONS		1024
 #define MAX_PER_ADDRESS		16
-/* Passwords waiting for their bcrypt: beyond, 503 at once */
+/*
+ * Passwords waiting for their bcrypt: beyond, 503 at once; one that
+ * waited longer than this gets a 503 too, not its check, so that every
+ * client is answered well within the deadline, whatever bcrypt costs.
+ */
 #define MAX_PASSWORD_CHECKS	4
+#define PASSWORD_WAIT_MS	2000
 /* What a connection may hold of its request: its headers must fit */
 #define CONNECTION_MEMORY	(64 * 1024)
 /* Scrapes served at once, each thread any number of connections */
@@ -69,10 +74,12 @@ struct scrape_request {
 	struct list_head	node;		/* in the password checks' queue */
 	struct MHD_Connection	*connection;
 	char			*user, *password;
+	struct timespec		queued;
 	enum {
 		REQUEST_NEW,
 		REQUEST_CHECKING,	/* suspended, its password queued */
 		REQUEST_CHECKED,
+		REQUEST_SHED,		/* waited too long: 503 */
 	}			state;
 	bool			allowed;
 };
@@ -414,11 +421,21 @@ static int basic_credentials(struct MHD_Connection *connection, char **user, cha
 	return 0;
 }
 
+static bool waited_too_long(const struct scrape_request *req)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - req->queued.tv_sec) * 1000 +
+	       (now.tv_nsec - req->queued.tv_nsec) / 1000000 > PASSWORD_WAIT_MS;
+}
+
 /* Checks the queued passwords, one at a time, and wakes their connections */
 static void *password_checker(void *arg)
 {
 	struct kvm_events_httpd *h = arg;
 	struct scrape_request *req;
+	bool shed;
 
 	mutex_lock(&h->checks_lock);
 	for (;;) {
@@ -430,12 +447,12 @@ static void *password_checker(void *arg)
 		list_del_init(&req->node);
 		mutex_unlock(&h->checks_lock);
 		/* When stopping, the queue is only emptied: no one waits for it. */
-		req->allowed = !READ_ONCE(h->stopping) &&
-			       kvm_events_web_config__allows(&h->web_config, req->user,
-							     req->password);
+		shed = READ_ONCE(h->stopping) || waited_too_long(req);
+		req->allowed = !shed && kvm_events_web_config__allows(&h->web_config, req->user,
+								      req->password);
 		mutex_lock(&h->checks_lock);
 		h->nr_checks--;
-		req->state = REQUEST_CHECKED;
+		req->state = shed ? REQUEST_SHED : REQUEST_CHECKED;
 		MHD_resume_connection(req->connection);
 	}
 	mutex_unlock(&h->checks_lock);
@@ -451,6 +468,7 @@ static bool queue_password_check(struct kvm_events_httpd *h, struct scrape_reque
 	if (!h->stopping && h->nr_checks < MAX_PASSWORD_CHECKS) {
 		MHD_suspend_connection(req->connection);
 		req->state = REQUEST_CHECKING;
+		clock_gettime(CLOCK_MONOTONIC, &req->queued);
 		list_add_tail(&req->node, &h->checks);
 		h->nr_checks++;
 		cond_signal(&h->checks_cond);
@@ -490,6 +508,13 @@ static const char *target_path(const char *url)
 	return p ?: "/";
 }
 
+/* Too many passwords wait for their check: the client is to come again */
+static enum MHD_Result answer_busy(struct MHD_Connection *connection)
+{
+	return answer_text(connection, MHD_HTTP_SERVICE_UNAVAILABLE,
+			   "too many passwords to check; try again.\n", NULL);
+}
+
 /*
  * Basic auth, where the web config asks for it: MHD_YES once @req is
  * decided, with @req->allowed; MHD_NO on an error the connection ends on.
@@ -501,6 +526,10 @@ static enum MHD_Result authorize(struct kvm_events_httpd *h, struct scrape_reque
 	*answered = false;
 	if (req->state == REQUEST_CHECKED)
 		return MHD_YES;
+	if (req->state == REQUEST_SHED) {
+		*answered = true;
+		return answer_busy(req->connection);
+	}
 	req->state = REQUEST_CHECKED;
 	if (basic_credentials(req->connection, &req->user, &req->password))
 		return MHD_YES;		/* allowed stays false */
@@ -513,8 +542,7 @@ static enum MHD_Result authorize(struct kvm_events_httpd *h, struct scrape_reque
 		return MHD_YES;
 	}
 	*answered = true;
-	return answer_text(req->connection, MHD_HTTP_SERVICE_UNAVAILABLE,
-			   "too many passwords to check; try again.\n", NULL);
+	return answer_busy(req->connection);
 }
 
 /*

@@ -619,7 +619,7 @@ def passwords(args, scraper, watch):
 
     def attack(i):
         while not stop.is_set():
-            # Checked one at a time, 4 queued: 4 bcrypts of cost 12 at most
+            # Checked one at a time, after 2 s of waiting at most, then 503
             a = request(args.host, args.port, get(auth="%s:wrong%d" % (user, count[i])),
                         "127.0.1.%d" % (i + 1), deadline=4.5)
             statuses.add(a.describe())
