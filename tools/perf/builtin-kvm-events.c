@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
+#include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/zalloc.h>
 #include <subcmd/parse-options.h>
@@ -24,6 +25,7 @@
 #include "util/debug.h"
 #include "util/env.h"
 #include "util/evlist.h"
+#include "util/header.h"
 #include "util/intlist.h"
 #include "util/kvm-events.h"
 #include "util/kvm-events-browse.h"
@@ -1253,10 +1255,35 @@ static int (* const kvm_events_subcommand_fn[])(int argc, const char **argv) = {
 	kvm_events_diff,
 };
 
+/*
+ * The commit of perf kvm-events this binary was built from, for
+ * --version.  The build leaves it empty, so that a new commit rebuilds
+ * nothing; make install writes it into the installed copy, in this
+ * section of its own (objcopy --update-section, the same size).  Not
+ * static: gcc may not take its contents for the empty initializer's.
+ */
+#define KVM_EVENTS_COMMIT_SIZE 64
+char kvm_events_commit[KVM_EVENTS_COMMIT_SIZE] __section(".kvm_events_commit") = "";
+static bool kvm_events_version;
+
 static const struct option kvm_events_options[] = {
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_BOOLEAN(0, "version", &kvm_events_version,
+		    "print the perf version and the commit of perf kvm-events"),
 	OPT_END()
 };
+
+static int kvm_events_print_version(void)
+{
+	int len = strnlen(kvm_events_commit, sizeof(kvm_events_commit));
+
+	printf("perf kvm-events version %s, commit ", perf_version_string);
+	if (len)
+		printf("%.*s\n", len, kvm_events_commit);
+	else
+		printf("unknown (not installed)\n");
+	return 0;
+}
 
 int cmd_kvm_events(int argc, const char **argv)
 {
@@ -1278,6 +1305,8 @@ int cmd_kvm_events(int argc, const char **argv)
 	argc = parse_options_subcommand(argc, argv, kvm_events_options,
 					kvm_events_subcommands, (const char **)usage,
 					PARSE_OPT_STOP_AT_NON_OPTION);
+	if (kvm_events_version)
+		return kvm_events_print_version();
 	if (!argc)
 		usage_with_options(usage, kvm_events_options);
 
