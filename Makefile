@@ -37,6 +37,12 @@
 #                   build perf (and kvmgen, once tests run it)
 #                   after each patch of the series, and run checkpatch on
 #                   each (it takes about 20 minutes)
+#   make install [prefix=/usr/local] [DESTDIR=]
+#                   install perf kvm-events beside the distribution's
+#                   perf: perf-kvm-events, its man page, the design, the
+#                   exporter's units (make uninstall removes them)
+#   make deb        the Debian package perf-kvm-events, into build/deb
+#                   (make deb-arm64: the same of make perf-arm64's perf)
 #   make clean      remove the build folder and ./perf
 
 BUILD     ?= $(CURDIR)/build
@@ -98,7 +104,7 @@ endef
 
 .PHONY: all perf perf-arm64 perf-san perf-fuzz deps deps-arm64 deps-optional deps-check \
 	tree check check-host vm-check run readme-picture series series-check bench fuzz \
-	clean FORCE
+	install uninstall man deb deb-arm64 deps-packaging clean FORCE
 
 all: perf
 
@@ -292,6 +298,126 @@ series-check: series
 
 bench: perf
 	@scripts/bench.sh $(PERF)
+
+# --- make install, make uninstall, make deb ---------------------------------
+#
+# perf kvm-events installed beside the distribution's perf: perf runs any
+# perf-<name> on PATH as `perf <name>`, and a perf binary started as
+# perf-<name> runs its builtin <name>, so ./perf installed as
+# perf-kvm-events is both `perf kvm-events` of Debian's perf and a
+# command of its own.  The BPF skeletons are inside it; kvmgen, the
+# tests' generator, is not installed.  make install puts, under
+# $(DESTDIR) (INSTALL_FILES; make uninstall removes exactly these, and
+# the two folders of our own, docdir and libexecdir, when empty):
+#
+#   $(bindir)/perf-kvm-events          ./perf, our commit written into it,
+#                                      stripped as dh_strip does (./perf
+#                                      keeps its debug info)
+#   $(mandir)/man1/perf-kvm-events.1   the man page (perf help kvm-events)
+#   $(docdir)/kvm-events-design.txt    the design
+#   $(libexecdir)/perf-kvm-events-exporter
+#                                      what the units run: live, with BPF
+#                                      where it works, serving the metrics
+#   $(unitdir)/perf-kvm-events-exporter.service
+#                                      /metrics on 127.0.0.1:9465
+#   $(unitdir)/perf-kvm-events-textfile.service
+#                                      the same into node_exporter's
+#                                      textfile folder
+#   $(sysconfdir)/default/perf-kvm-events-exporter
+#                                      the units' options
+#
+# The units go to $(prefix)/lib/systemd/system, a folder of systemd's
+# unit path for /usr/local too (systemd.unit(5)), and the options to
+# /etc/default whatever the prefix, where the units read them.  The man
+# page is made by asciidoctor -b manpage with perf's
+# asciidoctor-extensions.rb (linkperf:), the way perf's Documentation
+# Makefile does with USE_ASCIIDOCTOR=1: one Ruby tool of 14 packages
+# where asciidoc with xmlto takes DocBook and its XSL, over 150.
+# asciidoctor makes " -- " an em dash: sed puts the "--" back.
+#
+# make deb (scripts/deb.sh) installs the same with prefix=/usr,
+# unitdir=/lib/systemd/system into a staging folder and makes the package
+# of it with dpkg-deb; dpkg-shlibdeps gives its Depends, lintian checks
+# it.  INSTALL_PERF: the perf binary to install (make deb-arm64: the arm64
+# one, with the cross binutils' objcopy).
+prefix     ?= /usr/local
+bindir     ?= $(prefix)/bin
+mandir     ?= $(prefix)/share/man
+docdir     ?= $(prefix)/share/doc/perf-kvm-events
+libexecdir ?= $(prefix)/lib/perf-kvm-events
+unitdir    ?= $(prefix)/lib/systemd/system
+sysconfdir ?= /etc
+INSTALL_PERF ?= $(PERF)
+OBJCOPY    ?= objcopy
+PKG_DIR    := $(CURDIR)/packaging
+MAN_PAGE   := $(BUILD)/doc/perf-kvm-events.1
+INSTALL_FILES = $(bindir)/perf-kvm-events $(mandir)/man1/perf-kvm-events.1 \
+	$(docdir)/kvm-events-design.txt $(libexecdir)/perf-kvm-events-exporter \
+	$(unitdir)/perf-kvm-events-exporter.service \
+	$(unitdir)/perf-kvm-events-textfile.service \
+	$(sysconfdir)/default/perf-kvm-events-exporter
+
+# Our commit, for perf-kvm-events --version and the package's version:
+# HEAD's, with -dirty when a tracked file differs from it
+KVM_EVENTS_COMMIT = $(shell git -C $(CURDIR) rev-parse --short=12 HEAD 2>/dev/null)$(shell \
+	git -C $(CURDIR) status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
+# @bindir@ ... in the wrapper and the units
+PKG_SUBST = sed -e 's|@bindir@|$(bindir)|g' -e 's|@libexecdir@|$(libexecdir)|g' \
+	-e 's|@sysconfdir@|$(sysconfdir)|g'
+
+# asciidoctor, dpkg-dev, lintian, binutils, and debootstrap for make
+# check's clean root
+deps-packaging:
+	@scripts/deps.sh --packaging
+
+man: $(MAN_PAGE)
+
+$(MAN_PAGE): tools/perf/Documentation/perf-kvm-events.txt $(BASE)/.base-version
+	@scripts/deps.sh --packaging
+	@mkdir -p $(dir $@)
+	@SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) \
+		asciidoctor -b manpage -r $(BASE)/tools/perf/Documentation/asciidoctor-extensions.rb \
+		-a mansource=perf -a manmanual="perf Manual" \
+		-a manversion="$$(sed -n 's/^#define PERF_VERSION "\(.*\)"/\1/p' $(TREE)/PERF-VERSION-FILE)" \
+		-o $@.tmp $< && sed -i 's/\\(em/\\-\\-/g' $@.tmp && mv $@.tmp $@
+	@echo "  MAN    $@"
+
+install: $(if $(filter $(PERF),$(INSTALL_PERF)),perf) man
+	@test -f $(INSTALL_PERF) || { echo "error: no $(INSTALL_PERF)" >&2; exit 1; }
+	@mkdir -p $(BUILD)/install
+	@{ printf '%s' "$(KVM_EVENTS_COMMIT)"; head -c 64 /dev/zero; } | head -c 64 \
+		> $(BUILD)/install/commit
+	@cp $$(readlink -f $(INSTALL_PERF)) $(BUILD)/install/perf-kvm-events
+	@$(OBJCOPY) --update-section .kvm_events_commit=$(BUILD)/install/commit \
+		--strip-unneeded --remove-section=.comment --remove-section=.note \
+		$(BUILD)/install/perf-kvm-events
+	@$(PKG_SUBST) $(PKG_DIR)/perf-kvm-events-exporter.in > $(BUILD)/install/perf-kvm-events-exporter
+	@$(PKG_SUBST) $(PKG_DIR)/perf-kvm-events-exporter.service.in \
+		> $(BUILD)/install/perf-kvm-events-exporter.service
+	@$(PKG_SUBST) $(PKG_DIR)/perf-kvm-events-textfile.service.in \
+		> $(BUILD)/install/perf-kvm-events-textfile.service
+	install -D -m 755 $(BUILD)/install/perf-kvm-events $(DESTDIR)$(bindir)/perf-kvm-events
+	install -D -m 644 $(MAN_PAGE) $(DESTDIR)$(mandir)/man1/perf-kvm-events.1
+	install -D -m 644 tools/perf/Documentation/kvm-events-design.txt \
+		$(DESTDIR)$(docdir)/kvm-events-design.txt
+	install -D -m 755 $(BUILD)/install/perf-kvm-events-exporter \
+		$(DESTDIR)$(libexecdir)/perf-kvm-events-exporter
+	install -D -m 644 $(BUILD)/install/perf-kvm-events-exporter.service \
+		$(DESTDIR)$(unitdir)/perf-kvm-events-exporter.service
+	install -D -m 644 $(BUILD)/install/perf-kvm-events-textfile.service \
+		$(DESTDIR)$(unitdir)/perf-kvm-events-textfile.service
+	install -D -m 644 $(PKG_DIR)/perf-kvm-events-exporter.default \
+		$(DESTDIR)$(sysconfdir)/default/perf-kvm-events-exporter
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+	-rmdir $(DESTDIR)$(docdir) $(DESTDIR)$(libexecdir) 2>/dev/null
+
+deb: perf
+	@scripts/deb.sh amd64 $(PERF) $(BUILD)/deb
+
+deb-arm64: perf-arm64
+	@scripts/deb.sh arm64 $(ARM64_OUT)/perf $(BUILD)/deb
 
 clean:
 	rm -rf $(BUILD) $(PERF)

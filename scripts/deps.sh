@@ -18,13 +18,20 @@
 #   drives the browser; Prometheus and node_exporter scrape the metrics
 # clang compiles the BPF programs (live --use-bpf) with the tree's libbpf
 # and bpftool; without it perf still builds, and --use-bpf says why not.
+# deps.sh --packaging: what make install, make deb and make check's test
+#   of the package use: asciidoctor makes the man page, dpkg-dev
+#   (dpkg-shlibdeps) and lintian the package, binutils' objcopy writes
+#   our commit into the installed perf, debootstrap the clean Debian root
+#   the package is installed into
 OPTIONAL="chromium"
+PACKAGING="asciidoctor dpkg-dev lintian binutils debootstrap"
 CHECK="tmux prometheus prometheus-node-exporter"
 ARM64="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libelf-dev:arm64
 	libtraceevent-dev:arm64 zlib1g-dev:arm64"
 [ "${1:-}" = --optional ] && set -- $OPTIONAL
 [ "${1:-}" = --check ] && set -- $CHECK
 [ "${1:-}" = --arm64 ] && set -- $ARM64
+[ "${1:-}" = --packaging ] && set -- $PACKAGING
 PKGS=${*:-gcc make flex bison pkg-config libtraceevent-dev libelf-dev zlib1g-dev libslang2-dev libmicrohttpd-dev libgnutls28-dev libyaml-dev xz-utils perl python3 clang}
 
 # missing_packages: those of PKGS that are not installed, into $missing
