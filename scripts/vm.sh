@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR]
-#       [-p HOSTPORT:GUESTPORT] -- COMMAND [ARG...]
+# vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-r ROOT] [-t SECONDS]
+#       [-w DIR] [-p HOSTPORT:GUESTPORT] -- COMMAND [ARG...]
 #
 # The project's test machine: run COMMAND as root on a real kernel's KVM,
 # on a host without /dev/kvm.  qemu emulates (TCG) an AMD CPU with SVM and
@@ -22,6 +22,11 @@
 #               shift=0,sleep=off: 1 ns each, idle time skipped), so that
 #               a time taken inside it measures work, whatever else the
 #               host runs; slower
+#   -r ROOT     x86_64: boot with the folder ROOT as the root instead of
+#               this machine's, read only under the tmpfs overlay as
+#               well (scripts/deb-check.sh's clean Debian 12 root); the
+#               command runs in it, in the current folder's path, which
+#               ROOT must have
 #   -t SECONDS  stop the machine after this long (default 1800): exit 124
 #   -w DIR      a folder the command may write to and that the host sees
 #               (by default only /tmp and the like, which are lost)
@@ -66,8 +71,9 @@ timeout=1800
 writable=""
 icount=()
 forward=""
-usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-t SECONDS] [-w DIR] [-p HOSTPORT:GUESTPORT] -- COMMAND..."
-while getopts a:ik:p:t:w: opt; do
+hostroot=/
+usage="usage: vm.sh [-a x86_64|arm64] [-k 6.12|6.12-nvhe|6.1] [-i] [-r ROOT] [-t SECONDS] [-w DIR] [-p HOSTPORT:GUESTPORT] -- COMMAND..."
+while getopts a:ik:p:r:t:w: opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
 	i) icount=(-icount shift=0,sleep=off) ;;
@@ -75,6 +81,7 @@ while getopts a:ik:p:t:w: opt; do
 	p) forward=$OPTARG
 	   [[ $forward =~ ^[0-9]+:[0-9]+$ ]] ||
 		{ echo "vm.sh: -p takes HOSTPORT:GUESTPORT, not '$forward'" >&2; exit 2; } ;;
+	r) hostroot=$(cd "$OPTARG" && pwd) || exit 2 ;;
 	t) timeout=$OPTARG ;;
 	w) writable=$(cd "$OPTARG" && pwd) || exit 2 ;;
 	*) echo "$usage" >&2; exit 2 ;;
@@ -93,6 +100,10 @@ x86_64 | x86 | amd64) arch=x86_64 deb_arch=amd64 ;;
 arm64 | aarch64) arch=arm64 deb_arch=arm64 ;;
 *) echo "vm.sh: -a takes x86_64 or arm64, not '$arch'" >&2; exit 2 ;;
 esac
+if [ "$hostroot" != / ] && [ $arch != x86_64 ]; then
+	echo "vm.sh: -r is for the x86_64 machine" >&2
+	exit 2
+fi
 kvm_mode=""
 case $arch-$series in
 *-6.12) pattern="^linux-image-6\\.12\\.[0-9]*\\+deb12-$deb_arch-unsigned\$" ;;
@@ -217,7 +228,7 @@ trap 'rm -rf "$run"' EXIT
 	printf 'echo $? > %q\n' "$run/status"
 } > "$run/command"
 
-shares=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+shares=(-virtfs "local,path=$hostroot,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$run,mount_tag=run,security_model=none")
 append="quiet loglevel=3 panic=-1 mitigations=off vm.run=$run"
 if [ -n "$writable" ]; then
