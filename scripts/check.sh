@@ -251,6 +251,31 @@ second_lane() {
 	if [ -n "$guest_tests" ] && [ -z "$san_log" ]; then
 		vm_check vm2 "x86 6.1" "$perf" 6.1 "known guest" "$qemu_vms_test"
 	fi
+	[ -z "$san_log" ] && packaging_checks vm2
+}
+
+# packaging_checks LANE: make install's layout and make uninstall
+# (scripts/install-check.sh, on the host), then the package on a clean
+# Debian 12 root booted as the x86 6.12 test machine's
+# (scripts/deb-check.sh: make deb, apt-get, the guest's counts through
+# Debian's perf, the man page, the exporter's /metrics, purge).  Their
+# @pass and @fail lines are counted with the lane's.
+packaging_checks() {
+	local lane=$1 script start label status
+
+	for script in install-check deb-check; do
+		start=$EPOCHSECONDS
+		scripts/$script.sh 2>&1 | stamp >> "$work/$lane.log"
+		status=${PIPESTATUS[0]}
+		[ "$status" = 0 ] ||
+			echo "@fail scripts/$script.sh ended with exit $status" |
+			stamp >> "$work/$lane.log"
+		case $script in
+		install-check) label="make install and uninstall (install-check.sh)" ;;
+		*) label="the package in a clean Debian 12 root (deb-check.sh)" ;;
+		esac
+		took "$label" $start
+	done
 }
 
 # soak LANE: scripts/soak.sh's short form, 30 guest lifetimes 3 at a time
