@@ -258,12 +258,13 @@ second_lane() {
 # (scripts/install-check.sh, on the host), then the package on a clean
 # Debian 12 root booted as the x86 6.12 test machine's
 # (scripts/deb-check.sh: make deb, apt-get, the guest's counts through
-# Debian's perf, the man page, the exporter's /metrics, purge).  Their
-# @pass and @fail lines are counted with the lane's.
+# Debian's perf, the man page, the exporter's /metrics, purge); with the
+# arm64 perf, its package in the arm64 machine (deb-check-arm64.sh).
+# Their @pass and @fail lines are counted with the lane's.
 packaging_checks() {
 	local lane=$1 script start label status
 
-	for script in install-check deb-check; do
+	for script in install-check deb-check ${ARM64_PERF:+deb-check-arm64}; do
 		start=$EPOCHSECONDS
 		scripts/$script.sh 2>&1 | stamp >> "$work/$lane.log"
 		status=${PIPESTATUS[0]}
@@ -272,7 +273,8 @@ packaging_checks() {
 			stamp >> "$work/$lane.log"
 		case $script in
 		install-check) label="make install and uninstall (install-check.sh)" ;;
-		*) label="the package in a clean Debian 12 root (deb-check.sh)" ;;
+		deb-check) label="the package in a clean Debian 12 root (deb-check.sh)" ;;
+		*) label="the arm64 package in the arm64 machine (deb-check-arm64.sh)" ;;
 		esac
 		took "$label" $start
 	done
