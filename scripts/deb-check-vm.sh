@@ -17,7 +17,8 @@
 #  - the exporter's unit's command line, run as the unit gives it (its
 #    EnvironmentFile, ExecStart, CapabilityBoundingSet, NoNewPrivileges,
 #    by setpriv), with BPF, serves /metrics with the guest's 7 port
-#    writes and 5 reads.
+#    writes and 5 reads; the textfile unit's writes them into
+#    node_exporter's textfile folder.
 #
 # The bundled guest is in our perf binary: reached as `perf test -w
 # kvmguest` through a link of another name than perf-<name> (a perf
@@ -183,5 +184,41 @@ else
 fi
 kill $exporter 2> /dev/null
 wait $exporter 2> /dev/null
+
+# The textfile unit's command the same way: the guest's port exits in
+# node_exporter's textfile folder, which prometheus-node-exporter makes
+unit=/lib/systemd/system/perf-kvm-events-textfile.service
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+prom=/var/lib/prometheus/node-exporter/perf-kvm-events.prom
+mkdir -p "$(dirname "$prom")"
+(
+	set -a
+	# shellcheck disable=SC1090
+	. "$envfile"
+	set +a
+	# shellcheck disable=SC2086
+	exec setpriv --bounding-set "$bset" $nnp -- $exec_start
+) > /dev/null 2> "$dir/textfile.err" &
+textfile=$!
+for i in $(seq 90); do
+	grep -q '^kvm_events_lost_total{' "$prom" 2> /dev/null && break
+	sleep 1
+done
+"$guest" test -w kvmguest 7 5 0 0 0 0 0 0 > /dev/null 2>&1
+got=""
+for i in $(seq 30); do
+	got=$(grep -E '^kvm_events_exits_total\{.*key="0x50[01]:P(OUT|IN)"' "$prom" 2> /dev/null |
+		sed 's/.*key="\([^"]*\)".* \([0-9]*\)$/\1 \2/' | LC_ALL=C sort | tr '\n' ' ')
+	[ "$got" = "0x500:POUT 7 0x501:PIN 5 " ] && break
+	sleep 1
+done
+if [ "$got" = "0x500:POUT 7 0x501:PIN 5 " ] && [ ! -s "$dir/textfile.err" ]; then
+	pass "the textfile unit's command writes $prom: $got"
+else
+	echo "textfile unit's stderr:"; cat "$dir/textfile.err"
+	fail "the textfile unit's command writes the guest's port exits to $prom: ${got:-none}"
+fi
+kill $textfile 2> /dev/null
+wait $textfile 2> /dev/null
 rm -rf "$dir"
 exit 0
