@@ -140,6 +140,29 @@ sed -i -e 's/^PERF_KVM_EVENTS_DELAY=.*/PERF_KVM_EVENTS_DELAY=1/' \
 exporter=$!
 echo "  the unit's command: setpriv --bounding-set $bset $nnp -- $exec_start"
 
+# run_guest: the guest's 7 port writes and 5 reads, in the background;
+# its process then stays 60 s more (live forgets a VM process one
+# refresh after it exits), in which the metrics keep its last counts.
+# Returns once the guest has ended its run.
+run_guest() {
+	KVMGUEST_LINGER=60 "$guest" test -w kvmguest 7 5 0 0 0 0 0 0 > "$dir/guest.log" 2>&1 &
+	guest_pid=$!
+	for i in $(seq 240); do
+		grep -q 'the guest ended' "$dir/guest.log" 2> /dev/null && return 0
+		kill -0 $guest_pid 2> /dev/null || break
+		sleep 0.5
+	done
+	echo "the guest did not end its run:"
+	cat "$dir/guest.log"
+}
+guest_pid=""
+end_guest() {
+	[ -n "$guest_pid" ] || return 0
+	kill $guest_pid 2> /dev/null
+	wait $guest_pid 2> /dev/null
+	guest_pid=""
+}
+
 # scrape: /metrics of 127.0.0.1:9465, over bash's /dev/tcp
 scrape() {
 	(
@@ -153,7 +176,7 @@ scrape() {
 # server answers before the first refresh, and before live is attached,
 # with no series.
 up=""
-for i in $(seq 90); do
+for i in $(seq 180); do
 	if scrape | grep -q '^kvm_events_lost_total{'; then
 		up=1
 		break
@@ -165,9 +188,9 @@ if [ -z "$up" ]; then
 	cat "$dir/exporter.err"
 	fail "the exporter's unit command serves /metrics on 127.0.0.1:9465"
 else
-	"$guest" test -w kvmguest 7 5 0 0 0 0 0 0 > /dev/null 2>&1
+	run_guest
 	got=""
-	for i in $(seq 30); do
+	for i in $(seq 50); do
 		scrape > "$dir/metrics"
 		got=$(grep -E '^kvm_events_exits_total\{.*key="0x50[01]:P(OUT|IN)"' "$dir/metrics" |
 			sed 's/.*key="\([^"]*\)".* \([0-9]*\)$/\1 \2/' | LC_ALL=C sort | tr '\n' ' ')
@@ -182,6 +205,7 @@ else
 		fail "the exporter's unit command serves the guest's port exits on /metrics: ${got:-none}"
 	fi
 fi
+end_guest
 kill $exporter 2> /dev/null
 wait $exporter 2> /dev/null
 
@@ -200,13 +224,22 @@ mkdir -p "$(dirname "$prom")"
 	exec setpriv --bounding-set "$bset" $nnp -- $exec_start
 ) > /dev/null 2> "$dir/textfile.err" &
 textfile=$!
-for i in $(seq 90); do
-	grep -q '^kvm_events_lost_total{' "$prom" 2> /dev/null && break
+# Attached once it has written the file at three refreshes (each write
+# is a new file renamed into place): live may write it before it is.
+inodes=" "
+for i in $(seq 180); do
+	ino=$(stat -c %i "$prom" 2> /dev/null)
+	case $inodes in
+	*" $ino "*) ;;
+	*) [ -n "$ino" ] && inodes="$inodes$ino " ;;
+	esac
+	[ $(echo $inodes | wc -w) -ge 3 ] && break
+	kill -0 $textfile 2> /dev/null || break
 	sleep 1
 done
-"$guest" test -w kvmguest 7 5 0 0 0 0 0 0 > /dev/null 2>&1
+run_guest
 got=""
-for i in $(seq 30); do
+for i in $(seq 50); do
 	got=$(grep -E '^kvm_events_exits_total\{.*key="0x50[01]:P(OUT|IN)"' "$prom" 2> /dev/null |
 		sed 's/.*key="\([^"]*\)".* \([0-9]*\)$/\1 \2/' | LC_ALL=C sort | tr '\n' ' ')
 	[ "$got" = "0x500:POUT 7 0x501:PIN 5 " ] && break
@@ -215,9 +248,11 @@ done
 if [ "$got" = "0x500:POUT 7 0x501:PIN 5 " ] && [ ! -s "$dir/textfile.err" ]; then
 	pass "the textfile unit's command writes $prom: $got"
 else
+	echo "after $i s, $prom:"; grep -v '^#' "$prom" | head -20
 	echo "textfile unit's stderr:"; cat "$dir/textfile.err"
 	fail "the textfile unit's command writes the guest's port exits to $prom: ${got:-none}"
 fi
+end_guest
 kill $textfile 2> /dev/null
 wait $textfile 2> /dev/null
 rm -rf "$dir"
