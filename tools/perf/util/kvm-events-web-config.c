@@ -15,6 +15,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/crypto.h>
 #include <linux/zalloc.h>
+#include <api/fs/fs.h>
 
 #include "debug.h"
 #include "kvm-events-web-config.h"
@@ -178,8 +179,8 @@ static int read_file(const struct web_config_reader *r, const char *key, const c
 		     char **text)
 {
 	char path[PATH_MAX], *dir = strdup(r->path);
-	size_t len = 0, n;
-	FILE *fp;
+	size_t len = 0;
+	int err;
 
 	if (!dir)
 		return -ENOMEM;
@@ -188,27 +189,11 @@ static int read_file(const struct web_config_reader *r, const char *key, const c
 	else
 		snprintf(path, sizeof(path), "%s/%s", dirname(dir), file);
 	free(dir);
-	fp = fopen(path, "r");
-	if (!fp) {
+	err = filename__read_str(path, text, &len);
+	if (err)
 		pr_err("perf kvm-events %s: --metrics-web-config %s: %s %s: %s\n", r->cmd, r->path,
-		       key, path, strerror(errno));
-		return -errno;
-	}
-	*text = NULL;
-	do {
-		char *more = realloc(*text, len + 65536 + 1);
-
-		if (!more) {
-			fclose(fp);
-			return -ENOMEM;
-		}
-		*text = more;
-		n = fread(*text + len, 1, 65536, fp);
-		len += n;
-	} while (n == 65536);
-	(*text)[len] = '\0';
-	fclose(fp);
-	return 0;
+		       key, path, err == -1 ? "empty" : strerror(-err));
+	return err == -1 ? -EINVAL : err;
 }
 
 /* That GnuTLS takes the certificate with the key, and the CA */
