@@ -125,18 +125,24 @@ for c in $caps; do
 	c=${c#CAP_}
 	bset="$bset,+$(echo "$c" | tr 'A-Z' 'a-z')"
 done
-nnp=""
-grep -q '^NoNewPrivileges=yes' "$unit" && nnp=--no-new-privs
-sed -i -e 's/^PERF_KVM_EVENTS_DELAY=.*/PERF_KVM_EVENTS_DELAY=1/' \
-	-e 's/^PERF_KVM_EVENTS_OPTS=.*/PERF_KVM_EVENTS_OPTS="--event ioport"/' "$envfile"
-(
+# unit_command &: $exec_start as its unit runs it, the environment file's
+# variables, the unit's capability bounding set and no new privileges.
+# Only in the background: it sets the variables and execs, so that $! is
+# the command's own pid.
+unit_command() {
 	set -a
 	# shellcheck disable=SC1090
 	. "$envfile"
 	set +a
 	# shellcheck disable=SC2086
 	exec setpriv --bounding-set "$bset" $nnp -- $exec_start
-) > /dev/null 2> "$dir/exporter.err" &
+}
+
+nnp=""
+grep -q '^NoNewPrivileges=yes' "$unit" && nnp=--no-new-privs
+sed -i -e 's/^PERF_KVM_EVENTS_DELAY=.*/PERF_KVM_EVENTS_DELAY=1/' \
+	-e 's/^PERF_KVM_EVENTS_OPTS=.*/PERF_KVM_EVENTS_OPTS="--event ioport"/' "$envfile"
+unit_command > /dev/null 2> "$dir/exporter.err" &
 exporter=$!
 echo "  the unit's command: setpriv --bounding-set $bset $nnp -- $exec_start"
 
@@ -215,14 +221,7 @@ unit=/lib/systemd/system/perf-kvm-events-textfile.service
 exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
 prom=/var/lib/prometheus/node-exporter/perf-kvm-events.prom
 mkdir -p "$(dirname "$prom")"
-(
-	set -a
-	# shellcheck disable=SC1090
-	. "$envfile"
-	set +a
-	# shellcheck disable=SC2086
-	exec setpriv --bounding-set "$bset" $nnp -- $exec_start
-) > /dev/null 2> "$dir/textfile.err" &
+unit_command > /dev/null 2> "$dir/textfile.err" &
 textfile=$!
 # Attached once it has written the file at three refreshes (each write
 # is a new file renamed into place): live may write it before it is.
