@@ -123,8 +123,10 @@ record short 40 50
 check_halts short 40 0
 
 # Long halts, longer than any polling window: every halt waits, so no
-# window ever grows, and each lasts most of its period at least.  10 ms
-# is far more than any host takes from arming the timer to the HLT.
+# window ever grows, and a halt lasts most of its period unless the vcpu
+# thread was held off between arming the timer and the HLT.  The guest
+# shares CPU 0 with perf record: under ASan on qemu's TCG that held the
+# first halt off for 7 ms once, so 8 of the 10 must last half a period.
 record long 10 10000
 check_halts long 10 10
 if [ -n "$max_poll" ] && [ "$max_poll" -lt 10000000 ]; then
@@ -139,8 +141,9 @@ if [ -n "$max_poll" ] && [ "$max_poll" -lt 10000000 ]; then
 		err=1
 	fi
 fi
-if ! awk '$1 == "wakeup" && $5 < 5000000 { exit 1 }' "$dir/long.halts"; then
-	echo "FAIL: long: a halt shorter than half its 10 ms period"
+got=$(awk '$1 == "wakeup" && $5 >= 5000000 { n++ } END { print n + 0 }' "$dir/long.halts")
+if [ "$got" -lt 8 ]; then
+	echo "FAIL: long: $got of 10 halts lasted half their 10 ms period, expected 8 at least"
 	cat "$dir/long.halts"
 	err=1
 fi
