@@ -36,8 +36,10 @@
 # the browser's refresh of 10,000 keys (report --tui, in tmux);
 # and, where this host can run the bundled guest, a recording of it at its
 # highest rate (big rounds) and one of it halting (rounds of about 10).
-# Last, the guest's slowdown under each recorder, and under perf kvm-events
-# live --use-bpf, which pairs in the kernel and records nothing.
+# Last, the guest's slowdown under each recorder, under perf kvm-events
+# live --use-bpf, which pairs in the kernel and records nothing, and under
+# record --use-bpf, which pairs there and writes the events of --min-time
+# whole; and the bytes each kind of recording writes per exit.
 #
 # Then the soak of live's Prometheus exporter (scripts/soak.sh, whose
 # header says what it asserts): BENCH_SOAK_LIFETIMES guest lifetimes, 3
@@ -255,8 +257,10 @@ guest_slowdown() {
 		       "$perf kvm-events live --use-bpf -d 3600 --event ioport --"
 		       "$perf kvm-events live --use-bpf -d 3600 --event userspace --"
 		       "$perf kvm-events record --sched -q -o $out/r.data --"
-		       "$perf kvm-events record --sched -a -q -o $out/r.data --")
-	local -a times=("" "" "" "" "" "" "" "")
+		       "$perf kvm-events record --sched -a -q -o $out/r.data --"
+		       "$perf kvm-events record --use-bpf -q -o $out/r.data --"
+		       "$perf kvm-events record --use-bpf --min-time 10us -q -o $out/r.data --")
+	local -a times=("" "" "" "" "" "" "" "" "" "")
 
 	echo "The guest's slowdown: perf test -w kvmguest $n $n $n $n, its own wall time"
 	for ((r = 0; r <= runs; r++)); do
@@ -278,6 +282,28 @@ guest_slowdown() {
 	done
 }
 
+# bytes_per_exit N: the bytes of a recording of the guest per exit it
+# made, plainly and with --use-bpf, with and without --min-time
+bytes_per_exit() {
+	local n=$1 exits opts
+	local -a runs=("" "--use-bpf" "--use-bpf --min-time 10us")
+
+	"$perf" kvm-events record -q -o "$out/b.data" -- \
+		"$perf" test -w kvmguest "$n" "$n" "$n" "$n" > /dev/null 2>&1 < /dev/null
+	exits=$("$perf" kvm-events report -i "$out/b.data" --json |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["totals"]["samples"])')
+	echo "Bytes written per exit ($exits exits), perf kvm-events record:"
+	for opts in "${runs[@]}"; do
+		# shellcheck disable=SC2086
+		"$perf" kvm-events record -q $opts -o "$out/b.data" -- \
+			"$perf" test -w kvmguest "$n" "$n" "$n" "$n" > /dev/null 2>&1 < /dev/null
+		printf "%-40s %10d bytes %8.1f per exit\n" "${opts:-(plain)}" \
+			"$(stat -c %s "$out/b.data")" \
+			"$(awk -v b="$(stat -c %s "$out/b.data")" -v n="$exits" 'BEGIN { print b / n }')"
+	done
+	rm -f "$out"/b.data*
+}
+
 # In the test machine: the recordings into DIR; the slowdown, in the
 # machine whose clock counts instructions.
 if [ "${2:-}" = --guest ]; then
@@ -287,6 +313,8 @@ if [ "${2:-}" = --guest ]; then
 elif [ "${2:-}" = --slowdown ]; then
 	out=$3
 	guest_slowdown "$slowdown_n"
+	echo
+	bytes_per_exit "$slowdown_n"
 	exit 0
 fi
 

@@ -5,8 +5,10 @@
  *   perf kvm-events record [<record options>] [-- <command>]
  *   perf kvm-events report [<options>]
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include <linux/err.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/time64.h>
 #include <linux/zalloc.h>
 #include <subcmd/parse-options.h>
 
@@ -58,7 +61,10 @@ struct kvm_events_args {
 	struct kvm_events_guest_symbols	guest_symbols;
 	int				threads;
 	u32				record_tps;	/* record: BIT(tp) to record */
+	const char			*record_events;	/* ...its --event as given */
 	bool				record_sched;	/* ...and the context switches */
+	const char			*record_pids;	/* -p */
+	u64				record_min_time; /* --use-bpf --min-time, ns */
 	u32				delay;		/* live: seconds per refresh */
 	u32				bpf_map_entries; /* live --use-bpf */
 	bool				use_bpf;
@@ -178,23 +184,36 @@ static int vms_naming__end(struct vms_naming *n, int ret)
 	return ret;
 }
 
+/* perf record, the VMs it saw named in the file it wrote */
+static int run_record(int argc, const char **argv, const struct record_hooks *hooks)
+{
+	struct vms_naming naming;
+	int ret;
+
+	vms_naming__start(&naming, argc, argv);
+	if (hooks)
+		ret = cmd_record_hooked(argc, argv, hooks);
+	else
+		ret = cmd_record(argc, argv);
+	return vms_naming__end(&naming, ret);
+}
+
 /*
  * perf record with the kvm tracepoints of the analyses in @tps (0: the
  * default ones); @output, if set, is its -o.
  */
 static int kvm_events_record_to(int argc, const char **argv, u32 tps,
-				const char *output)
+				const char *pids, const char *output)
 {
 	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
 	int i, rec_argc = 0, found = 0, ret, nr;
-	struct vms_naming naming;
 	const char **rec_argv;
 
 	if (!tps)
 		tps = kvm_events_record_tps(NULL);
 	/* The tracepoints of those analyses, of any architecture */
 	nr = kvm_events_tracepoints(tps, tracepoints, ARRAY_SIZE(tracepoints));
-	rec_argv = calloc(argc + 2 * nr + 10, sizeof(*rec_argv));
+	rec_argv = calloc(argc + 2 * nr + 12, sizeof(*rec_argv));
 	if (!rec_argv)
 		return -ENOMEM;
 
@@ -226,6 +245,10 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 		explain_missing_tracepoints();
 		return 1;
 	}
+	if (pids) {
+		rec_argv[rec_argc++] = "-p";
+		rec_argv[rec_argc++] = pids;
+	}
 	if (output) {
 		rec_argv[rec_argc++] = "-q";
 		rec_argv[rec_argc++] = "-o";
@@ -234,12 +257,78 @@ static int kvm_events_record_to(int argc, const char **argv, u32 tps,
 	for (i = 1; i < argc; i++)
 		rec_argv[rec_argc++] = argv[i];
 
-	vms_naming__start(&naming, rec_argc, rec_argv);
-	ret = cmd_record(rec_argc, rec_argv);
-	ret = vms_naming__end(&naming, ret);
+	ret = run_record(rec_argc, rec_argv, NULL);
 	free(rec_argv);
 	return ret;
 }
+
+#ifdef HAVE_BPF_SKEL
+/* Whether the running kernel has any of the tracepoints of @tps */
+static bool kernel_has_tracepoints(u32 tps)
+{
+	const char *tracepoints[MAX_RECORDED_TRACEPOINTS];
+	int i, nr = kvm_events_tracepoints(tps, tracepoints, ARRAY_SIZE(tracepoints));
+
+	for (i = 0; i < nr; i++) {
+		if (is_valid_tracepoint(tracepoints[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * record --use-bpf: perf record on every CPU, of the bpf-output events
+ * that the programs of util/bpf-kvm-events-record.c write into; those
+ * take -p, or else perf record's workload, or else every process.
+ */
+static int kvm_events_record_bpf(int argc, const char **argv, const char *events,
+				 u64 min_time_ns, const char *pids)
+{
+	struct kvm_events_bpf_record *bpf;
+	int i, rec_argc = 0, ret;
+	const char **rec_argv;
+	u32 nr;
+
+	if (!kernel_has_tracepoints(kvm_events_record_tps(events))) {
+		explain_missing_tracepoints();
+		return 1;
+	}
+	bpf = kvm_events_bpf_record__new(events, min_time_ns, pids);
+	if (!bpf)
+		return 1;
+	nr = kvm_events_bpf_record__nr_events(bpf);
+	rec_argv = calloc(argc + 2 * nr + 8, sizeof(*rec_argv));
+	if (!rec_argv) {
+		kvm_events_bpf_record__delete(bpf);
+		return -ENOMEM;
+	}
+	rec_argv[rec_argc++] = "record";
+	rec_argv[rec_argc++] = "-a";
+	rec_argv[rec_argc++] = "-R";
+	rec_argv[rec_argc++] = "-c";
+	rec_argv[rec_argc++] = "1";
+	rec_argv[rec_argc++] = "--no-period";
+	for (i = 0; i < (int)nr; i++) {
+		rec_argv[rec_argc++] = "-e";
+		rec_argv[rec_argc++] = kvm_events_bpf_record__event(bpf, i);
+	}
+	for (i = 1; i < argc; i++)
+		rec_argv[rec_argc++] = argv[i];
+	ret = run_record(rec_argc, rec_argv, kvm_events_bpf_record__hooks(bpf));
+	free(rec_argv);
+	kvm_events_bpf_record__delete(bpf);
+	return ret;
+}
+#else
+static int kvm_events_record_bpf(int argc __maybe_unused, const char **argv __maybe_unused,
+				 const char *events __maybe_unused,
+				 u64 min_time_ns __maybe_unused, const char *pids __maybe_unused)
+{
+	pr_err("perf kvm-events record: --use-bpf: %s\n",
+	       "this perf was built without BPF skeletons (BUILD_BPF_SKEL=1 needs clang)");
+	return 1;
+}
+#endif
 
 /*
  * The options.  Each is parsed into its value as it is read, and the
@@ -679,10 +768,39 @@ static int parse_record_event(const struct option *opt, const char *arg,
 	u32 *tps = opt->value;
 
 	*tps = unset ? 0 : kvm_events_record_tps(arg);
+	args.record_events = unset ? NULL : arg;
 	if (unset || *tps)
 		return 0;
 	pr_err("perf kvm-events record: --event %s: expected a comma separated list of %s, or all\n",
 	       arg, kvm_events_analysis__names());
+	return -EINVAL;
+}
+
+/* A duration: a number with ns, us, ms or s, microseconds without */
+static int parse_min_time(const struct option *opt, const char *arg, int unset)
+{
+	static const struct { const char *unit; u64 ns; } units[] = {
+		{ "", NSEC_PER_USEC }, { "ns", 1 }, { "us", NSEC_PER_USEC },
+		{ "ms", NSEC_PER_MSEC }, { "s", NSEC_PER_SEC },
+	};
+	u64 *ns = opt->value;
+	char *end;
+	size_t i;
+	u64 v;
+
+	*ns = 0;
+	if (unset)
+		return 0;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	for (i = 0; !errno && isdigit(*arg) && i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit) && v <= ULLONG_MAX / units[i].ns) {
+			*ns = v * units[i].ns;
+			return 0;
+		}
+	}
+	pr_err("perf kvm-events record: --min-time %s: expected a whole number of ns, us, ms or s\n",
+	       arg);
 	return -EINVAL;
 }
 
@@ -692,6 +810,13 @@ static const struct option record_options[] = {
 		     parse_record_event),
 	OPT_BOOLEAN(0, "sched", &args.record_sched,
 		    "also record the context switches: split each event's time, on and off CPU"),
+	OPT_STRING('p', "pid", &args.record_pids, "pid",
+		   "record on existing process ids (comma separated list)"),
+	OPT_BOOLEAN('b', "use-bpf", &args.use_bpf,
+		    "pair in the kernel: count every event, write whole those of --min-time"),
+	OPT_CALLBACK(0, "min-time", &args.record_min_time, "time",
+		     "--use-bpf: record whole only the events of at least this long (10us, 1ms; default 0: all)",
+		     parse_min_time),
 	OPT_END()
 };
 
@@ -716,7 +841,7 @@ static int kvm_events_record_sched(int argc, const char **argv)
 	with[0] = argv[0];
 	with[1] = "--switch-events";
 	memcpy(with + 2, argv + 1, (argc - 1) * sizeof(*with));
-	ret = kvm_events_record_to(argc + 1, with, args.record_tps, NULL);
+	ret = kvm_events_record_to(argc + 1, with, args.record_tps, args.record_pids, NULL);
 	free(with);
 	return ret;
 }
@@ -726,9 +851,20 @@ static int kvm_events_record(int argc, const char **argv)
 	argc = parse_options(argc, argv, record_options, record_usage,
 			     PARSE_OPT_KEEP_UNKNOWN | PARSE_OPT_KEEP_DASHDASH |
 			     PARSE_OPT_KEEP_ARGV0);
+	if (args.record_min_time && !args.use_bpf) {
+		pr_err("perf kvm-events record: --min-time: only with --use-bpf\n");
+		return 1;
+	}
+	if (args.use_bpf && args.record_sched) {
+		pr_err("perf kvm-events record: --sched: not yet with --use-bpf, whose program splits no time\n");
+		return 1;
+	}
+	if (args.use_bpf)
+		return kvm_events_record_bpf(argc, argv, args.record_events,
+					     args.record_min_time, args.record_pids);
 	if (args.record_sched)
 		return kvm_events_record_sched(argc, argv);
-	return kvm_events_record_to(argc, argv, args.record_tps, NULL);
+	return kvm_events_record_to(argc, argv, args.record_tps, args.record_pids, NULL);
 }
 
 /* Sets up @kvm to read @input as the options ask. */

@@ -16,14 +16,13 @@
 #include <traceevent/event-parse.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/zalloc.h>
 
 #include "debug.h"
 #include "intlist.h"
 #include "kvm-events.h"
 #include "kvm-events-analysis.h"
-#include "latency-dist.h"
+#include "kvm-events-bpf-recording.h"
 #include "trace-event.h"
 #include "bpf-kvm-events.h"
 #include "bpf_skel/kvm_events_pair.skel.h"
@@ -51,7 +50,7 @@ struct kvm_events_bpf *kvm_events_bpf__new(u32 map_entries)
 		return NULL;
 	skel = kvm_events_pair_bpf__open();
 	if (!skel) {
-		pr_err("perf kvm-events live: --use-bpf: cannot open the BPF program: %s\n",
+		pr_err("perf kvm-events: --use-bpf: cannot open the BPF program: %s\n",
 		       strerror(errno));
 		free(bpf);
 		return NULL;
@@ -89,7 +88,7 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 	struct kvm_events_bpf_slot *s;
 
 	if (bpf->nr_slots == KVM_EVENTS_BPF_MAX_SLOTS) {
-		pr_err("perf kvm-events live: --use-bpf: more than %d tracepoints\n",
+		pr_err("perf kvm-events: --use-bpf: more than %d tracepoints\n",
 		       KVM_EVENTS_BPF_MAX_SLOTS);
 		return -E2BIG;
 	}
@@ -100,6 +99,7 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 	set_field(&s->isa, dec->isa_at);
 	set_field(&s->flag, dec->flag_at);
 	set_field(&s->vcpu, dec->vcpu_at);
+	set_field(&s->rip, dec->rip_at);
 	s->fixed_isa = dec->fixed_isa;
 	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
 	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);
@@ -171,10 +171,14 @@ static int add_tracepoint(struct kvm_events_bpf *bpf,
 /* Room for the names of one tracepoint role, over every architecture */
 #define MAX_NAMES	16
 
-int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
-				 const struct kvm_events_analysis *analysis)
+/*
+ * BIT(tp) of the tracepoints of @analysis that this kernel has, into
+ * *@found, each given a slot of @bpf unless it is NULL
+ */
+static int analysis_tracepoints(struct kvm_events_bpf *bpf,
+				const struct kvm_events_analysis *analysis, u32 *found)
 {
-	u32 tps = analysis->record_tps ?: analysis->tps, found = 0, tp;
+	u32 tps = analysis->record_tps ?: analysis->tps, tp;
 	const char *names[MAX_NAMES];
 	size_t i, nr;
 
@@ -198,14 +202,33 @@ int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 				continue;	/* not this kernel's */
 			if (kvm_events_decoder__init(&dec, event))
 				return -EINVAL;
-			err = add_tracepoint(bpf, analysis, event, &dec);
+			err = bpf ? add_tracepoint(bpf, analysis, event, &dec) : 0;
 			if (err)
 				return err;
-			found |= BIT(dec.tp);
+			*found |= BIT(dec.tp);
 		}
 	}
+	return 0;
+}
+
+bool kvm_events_bpf__kernel_has(const struct kvm_events_analysis *analysis)
+{
+	u32 found = 0;
+
+	return !analysis_tracepoints(NULL, analysis, &found) &&
+	       (found & analysis->needs) == analysis->needs;
+}
+
+int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
+				 const struct kvm_events_analysis *analysis)
+{
+	u32 found = 0;
+	int err = analysis_tracepoints(bpf, analysis, &found);
+
+	if (err)
+		return err;
 	if ((found & analysis->needs) != analysis->needs) {
-		pr_err("perf kvm-events live: --use-bpf --event %s: this kernel has no %s tracepoint (is the kvm module loaded?)\n",
+		pr_err("perf kvm-events: --use-bpf --event %s: this kernel has no %s tracepoint (is the kvm module loaded?)\n",
 		       analysis->name,
 		       kvm_tp_role__name(__builtin_ctz(analysis->needs & ~found)));
 		return -ENOENT;
@@ -216,14 +239,14 @@ int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid)
 {
 	if (bpf->nr_pids == MAX_PIDS) {
-		pr_err("perf kvm-events live: --use-bpf: more than %d processes\n", MAX_PIDS);
+		pr_err("perf kvm-events: --use-bpf: more than %d processes\n", MAX_PIDS);
 		return -E2BIG;
 	}
 	bpf->pids[bpf->nr_pids++] = pid;
 	return 0;
 }
 
-static int attach_slots(struct kvm_events_bpf *bpf)
+int kvm_events_bpf__attach(struct kvm_events_bpf *bpf)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
 	u32 i;
@@ -237,7 +260,7 @@ static int attach_slots(struct kvm_events_bpf *bpf)
 		if (!bpf->links[i]) {
 			int err = -errno;
 
-			pr_err("perf kvm-events live: --use-bpf: cannot attach to %s:%s: %s\n",
+			pr_err("perf kvm-events: --use-bpf: cannot attach to %s:%s: %s\n",
 			       bpf->sys[i], bpf->name[i], strerror(-err));
 			return err;
 		}
@@ -245,7 +268,7 @@ static int attach_slots(struct kvm_events_bpf *bpf)
 	return 0;
 }
 
-int kvm_events_bpf__start(struct kvm_events_bpf *bpf)
+int kvm_events_bpf__load(struct kvm_events_bpf *bpf)
 {
 	struct kvm_events_pair_bpf *skel = bpf->skel;
 	int err, fd;
@@ -253,14 +276,14 @@ int kvm_events_bpf__start(struct kvm_events_bpf *bpf)
 	u32 i;
 
 	if (!bpf->nr_slots) {
-		pr_err("perf kvm-events live: --use-bpf: no tracepoint to attach to\n");
+		pr_err("perf kvm-events: --use-bpf: no tracepoint to attach to\n");
 		return -ENOENT;
 	}
 	skel->bss->filter_pids = bpf->nr_pids > 0;
 	bpf_map__set_max_entries(skel->maps.pids, bpf->nr_pids ?: 1);
 	err = kvm_events_pair_bpf__load(skel);
 	if (err) {
-		pr_err("perf kvm-events live: --use-bpf: cannot load the BPF program: %s (it needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 or later)\n",
+		pr_err("perf kvm-events: --use-bpf: cannot load the BPF program: %s (it needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 or later)\n",
 		       strerror(-err));
 		return err;
 	}
@@ -271,91 +294,51 @@ int kvm_events_bpf__start(struct kvm_events_bpf *bpf)
 		if (bpf_map_update_elem(fd, &pid, &one, BPF_ANY))
 			return -errno;
 	}
-	return attach_slots(bpf);
+	return 0;
 }
 
-/* The key @analysis makes of the event the kernel kept, if any */
-static bool analysis_key(const struct kvm_events_analysis *analysis,
-			 const struct kvm_events_bpf_key *k, u64 *key)
+int kvm_events_bpf__start(struct kvm_events_bpf *bpf)
 {
-	struct kvm_events_sample s = {
-		.tp = k->tp, .pid = k->pid, .vcpu = k->vcpu, .isa = k->isa,
-		.code = k->code, .kind = k->kind, .flag = k->flag,
-	};
-	u64 ns;
-
-	*key = KVM_EVENTS_NO_KEY;
-	if (!analysis->begin(&s, key) && !analysis->end(&s, key) &&
-	    !(analysis->whole && analysis->whole(&s, key, &ns)))
-		return false;
-	return *key != KVM_EVENTS_NO_KEY;
+	return kvm_events_bpf__load(bpf) ?: kvm_events_bpf__attach(bpf);
 }
 
-/* The report's entry of the kernel's key; NULL: left out, and counted */
-static struct kvm_events_key *report_entry(struct kvm_events_report *report,
-					   const struct kvm_events_bpf_key *k,
-					   u64 samples)
+void kvm_events_bpf__detach(struct kvm_events_bpf *bpf)
 {
-	struct kvm_events_key *entry;
-	u64 key;
+	u32 i;
 
-	if (!analysis_key(report->analysis, k, &key)) {
-		report->totals.unused += samples;
-		return NULL;
+	for (i = 0; i < bpf->nr_slots; i++) {
+		bpf_link__destroy(bpf->links[i]);
+		bpf->links[i] = NULL;
 	}
-	if (!kvm_events_report__selects(report, k->pid, k->vcpu)) {
-		report->totals.filtered += samples;
-		return NULL;
-	}
-	entry = kvm_events_report__entry(report, key, k->pid, k->vcpu);
-	if (!entry)
-		report->totals.no_memory += samples;
-	return entry;
 }
 
-static void add_stats(struct kvm_events_report *report,
-		      const struct kvm_events_bpf_key *k,
-		      const struct kvm_events_bpf_stats *st)
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns)
 {
-	struct kvm_events_key *entry = report_entry(report, k, st->samples);
-	struct kvm_events_totals *t = &report->totals;
-
-	if (!entry)
-		return;
-	entry->samples += st->samples;
-	entry->timed += st->timed;
-	entry->total_ns += st->total_ns;
-	t->keyed += st->samples;
-	t->no_end += st->no_end;
-	t->no_begin += st->no_begin;
-	t->total_ns += st->total_ns;
-	if (!st->timed)
-		return;
-	entry->stats.n += st->timed;
-	entry->stats.mean = (double)entry->total_ns / entry->timed;
-	entry->stats.min = min_t(u64, entry->stats.min, st->min_ns);
-	entry->stats.max = max_t(u64, entry->stats.max, st->max_ns);
+	bpf->skel->bss->emit_records = 1;
+	bpf->skel->bss->min_time_ns = min_time_ns;
 }
 
-/* Percentiles, --histogram and stddev, from the buckets' middles */
-static void add_bucket(struct kvm_events_report *report,
-		       const struct kvm_events_bpf_bucket *b, u64 count)
+void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent)
 {
-	struct kvm_events_key *entry = report_entry(report, &b->key, 0);
-	u64 ns = latency_dist__bucket_value(b->bucket);
-	double d;
+	bpf->skel->bss->parent_tgid = parent;
+	bpf->skel->bss->filter_children = 1;
+}
 
-	if (!entry)
-		return;
-	if (entry->dist && latency_dist__add_bucket(entry->dist, b->bucket, count))
-		pr_warning_once("kvm-events: out of memory, percentiles are incomplete\n");
-	if (entry->log2_ns) {
-		u32 log2 = ns ? min_t(u32, ilog2(ns) + 1, KVM_EVENTS_LOG2_BUCKETS - 1) : 0;
+int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, int cpu, int fd)
+{
+	if (bpf_map__update_elem(bpf->skel->maps.records, &cpu, sizeof(cpu), &fd,
+				 sizeof(fd), BPF_ANY))
+		return -errno;
+	return 0;
+}
 
-		entry->log2_ns[log2] += count;
-	}
-	d = ns - entry->stats.mean;
-	entry->stats.M2 += d * d * count;
+int kvm_events_bpf__dump(struct kvm_events_bpf *bpf)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(bpf->skel->progs.dump_maps), &opts))
+		return -errno;
+	return 0;
 }
 
 static int read_keys(struct kvm_events_bpf *bpf, struct kvm_events_report *report)
@@ -366,7 +349,7 @@ static int read_keys(struct kvm_events_bpf *bpf, struct kvm_events_report *repor
 
 	while (!bpf_map_get_next_key(fd, prev, &k)) {
 		if (!bpf_map_lookup_elem(fd, &k, &st))
-			add_stats(report, &k, &st);
+			kvm_events_bpf__add_stats(report, &k, &st);
 		prev = &k;
 	}
 	return 0;
@@ -380,7 +363,7 @@ static int read_buckets(struct kvm_events_bpf *bpf, struct kvm_events_report *re
 
 	while (!bpf_map_get_next_key(fd, prev, &b)) {
 		if (!bpf_map_lookup_elem(fd, &b, &count))
-			add_bucket(report, &b, count);
+			kvm_events_bpf__add_bucket(report, &b, count);
 		prev = &b;
 	}
 	return 0;
@@ -399,7 +382,7 @@ static void read_pending(struct kvm_events_bpf *bpf, struct kvm_events_report *r
 
 			t.pending.pid = t.pid;
 			t.pending.vcpu = t.vcpu;
-			add_stats(report, &t.pending, &st);
+			kvm_events_bpf__add_stats(report, &t.pending, &st);
 		}
 		prev = &tid;
 	}
@@ -416,16 +399,13 @@ int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
 			 struct kvm_events_report *report, bool final)
 {
 	struct kvm_events_bpf_counts c;
+	__u32 tps[KVM_EVENTS_BPF_MAX_SLOTS];
 	u32 i;
 
 	kvm_events_bpf__counts(bpf, &c);
-	for (i = 0; i < bpf->nr_slots; i++) {
-		report->totals.read += c.events[i];
-		report->totals.by_tp[kvm_events_bpf__slot(bpf, i)->tp % KVM_TP__NR] += c.events[i];
-	}
-	report->totals.paired_end = c.paired_end;
-	report->totals.unused = c.unused;
-	report->totals.no_memory = c.full_threads + c.full_keys;
+	for (i = 0; i < bpf->nr_slots; i++)
+		tps[i] = kvm_events_bpf__slot(bpf, i)->tp;
+	kvm_events_bpf__add_counts(report, &c, tps, bpf->nr_slots);
 	read_keys(bpf, report);
 	if (final)
 		read_pending(bpf, report);

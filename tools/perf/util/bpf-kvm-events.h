@@ -50,6 +50,8 @@ void kvm_events_bpf__delete(struct kvm_events_bpf *bpf);
 /* The tracepoints @analysis reads, where this kernel has them */
 int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 				 const struct kvm_events_analysis *analysis);
+/* Whether this kernel has the tracepoints @analysis needs */
+bool kvm_events_bpf__kernel_has(const struct kvm_events_analysis *analysis);
 /* One tracepoint as @slot says, its fields where @dec found them */
 int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
 			     const struct kvm_events_bpf_slot *slot,
@@ -57,6 +59,20 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 /* Only these processes (before load); by default every one */
 int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid);
 int kvm_events_bpf__start(struct kvm_events_bpf *bpf);
+/* __start() in two: load (errors before perf record starts), then attach */
+int kvm_events_bpf__load(struct kvm_events_bpf *bpf);
+int kvm_events_bpf__attach(struct kvm_events_bpf *bpf);
+void kvm_events_bpf__detach(struct kvm_events_bpf *bpf);
+/*
+ * record --use-bpf: before load, write each paired event of at least
+ * @min_time_ns whole; then the bpf-output event of each CPU to write to,
+ * and a dump of the maps there when asked.
+ */
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns);
+/* Only processes that descend from @parent (perf record's workload) */
+void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent);
+int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, int cpu, int fd);
+int kvm_events_bpf__dump(struct kvm_events_bpf *bpf);
 /* The tracepoints as configured, for the tests */
 u32 kvm_events_bpf__nr_slots(const struct kvm_events_bpf *bpf);
 const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_bpf *bpf,
@@ -81,6 +97,23 @@ u64 kvm_events_bpf__bucket(struct kvm_events_bpf *bpf,
 			   const struct kvm_events_bpf_key *key, u32 bucket);
 
 int kvm_events_bpf__live(const struct kvm_events_bpf_live *live);
+
+/*
+ * record --use-bpf: the programs of the analyses of @events (record's
+ * --event, NULL by default) loaded, for the processes of @pids (-p) or
+ * else perf record's; NULL: it said why.  Each has a bpf-output event for
+ * perf record to open, and the hooks to give it to cmd_record_hooked().
+ */
+struct kvm_events_bpf_record;
+struct record_hooks;
+
+struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
+							 u64 min_time_ns,
+							 const char *pids);
+void kvm_events_bpf_record__delete(struct kvm_events_bpf_record *rec);
+u32 kvm_events_bpf_record__nr_events(const struct kvm_events_bpf_record *rec);
+const char *kvm_events_bpf_record__event(const struct kvm_events_bpf_record *rec, u32 i);
+const struct record_hooks *kvm_events_bpf_record__hooks(const struct kvm_events_bpf_record *rec);
 #else
 #include <stdio.h>
 #include <linux/compiler.h>

@@ -22,36 +22,65 @@ static const struct kvm_events_analysis *const analyses[] = {
 	&kvm_events_analysis_halt,
 };
 
-/*
- * The tracepoints record takes for @list, a comma separated list of
- * analyses or "all", or by default for NULL; 0 if a name is unknown.
- */
-u32 kvm_events_record_tps(const char *list)
+static bool has_analysis(const struct kvm_events_analysis **chosen, size_t nr,
+			 const struct kvm_events_analysis *analysis)
 {
-	char name[32];
-	u32 tps = 0;
-	size_t i, len;
-
-	if (!list) {
-		for (i = 0; i < ARRAY_SIZE(analyses); i++)
-			tps |= analyses[i]->by_default ? analyses[i]->tps : 0;
-		return tps;
+	while (nr--) {
+		if (chosen[nr] == analysis)
+			return true;
 	}
-	for (; *list; list += len + !!list[len]) {
-		const struct kvm_events_analysis *analysis;
+	return false;
+}
 
+/*
+ * The analyses of @list, a comma separated list of names or "all", or the
+ * default ones for NULL, at most @max; 0 if a name is unknown.
+ */
+size_t kvm_events_analyses_of(const char *list, const struct kvm_events_analysis **chosen,
+			      size_t max)
+{
+	const struct kvm_events_analysis *analysis;
+	size_t i, len, nr = 0;
+	char name[32];
+
+	for (i = 0; i < ARRAY_SIZE(analyses) && nr < max; i++) {
+		if (list ? !strcmp(list, "all") : analyses[i]->by_default)
+			chosen[nr++] = analyses[i];
+	}
+	if (!list || nr)
+		return nr;
+	for (; *list; list += len + !!list[len]) {
 		len = strcspn(list, ",");
 		if (len >= sizeof(name))
 			return 0;
 		memcpy(name, list, len);
 		name[len] = '\0';
 		if (!strcmp(name, "all"))
-			return GENMASK(KVM_TP__NR - 1, 0);
+			return kvm_events_analyses_of(name, chosen, max);
 		analysis = kvm_events_analysis__find(name);
 		if (!analysis)
 			return 0;
-		tps |= analysis->record_tps ?: analysis->tps;
+		if (nr < max && !has_analysis(chosen, nr, analysis))
+			chosen[nr++] = analysis;
 	}
+	return nr;
+}
+
+/*
+ * The tracepoints record takes for @list, as kvm_events_analyses_of()
+ * reads it; 0 if a name is unknown.
+ */
+u32 kvm_events_record_tps(const char *list)
+{
+	const struct kvm_events_analysis *chosen[ARRAY_SIZE(analyses)];
+	size_t i, nr = kvm_events_analyses_of(list, chosen, ARRAY_SIZE(chosen));
+	u32 tps = 0;
+
+	/* All of them: every tracepoint, of any analysis to come */
+	if (nr == ARRAY_SIZE(analyses))
+		return GENMASK(KVM_TP__NR - 1, 0);
+	for (i = 0; i < nr; i++)
+		tps |= list ? chosen[i]->record_tps ?: chosen[i]->tps : chosen[i]->tps;
 	return tps;
 }
 

@@ -295,6 +295,18 @@ static void json_totals_split(const struct kvm_events_display *d,
 	json_cpu_parts(ns, known, fp);
 }
 
+/* A record --use-bpf recording's: what the kernel kept whole of its counts */
+static void json_totals_kernel(const struct kvm_events_totals *t, FILE *fp)
+{
+	if (!t->kernel_totals)
+		return;
+	fprintf(fp, ", \"kernel\": {\"min_time_ns\": %" PRIu64 ", \"kept\": %" PRIu64
+		", \"recorded\": %" PRIu64 ", \"lost_records\": %" PRIu64
+		", \"exact_percentiles\": %s}",
+		t->kernel_min_time, t->kernel_kept, t->kernel_events, t->lost_records,
+		t->kernel_exact ? "true" : "false");
+}
+
 /* --top in JSON: the slowest events, slowest first */
 static void json_top(const struct kvm_events_display *d, FILE *fp)
 {
@@ -408,6 +420,7 @@ void kvm_events_display__json(const struct kvm_events_display *d,
 		t->paired_end, t->unused, t->no_memory, kvm_events_totals__lost(t), t->lost_chunks,
 		t->lost_events, t->lost_samples, t->out_of_order, t->other_events);
 	json_totals_split(d, keys, nr, fp);
+	json_totals_kernel(t, fp);
 	fprintf(fp, "},\n  \"events_read\": {");
 	for (tp = 0; tp < KVM_TP__NR; tp++)
 		fprintf(fp, "\"%s\": %" PRIu64 "%s", kvm_tp_role__name(tp), t->by_tp[tp],

@@ -737,6 +737,20 @@ static void print_vms_unmatched(const struct kvm_events_display *d, FILE *fp)
 	free(unmatched);
 }
 
+/* A record --use-bpf recording: what the counts and percentiles come from */
+static void print_kernel_totals(const struct kvm_events_totals *t, FILE *fp)
+{
+	fprintf(fp, "Counted in the kernel (record --use-bpf); events recorded whole:%" PRIu64,
+		t->kernel_events);
+	if (t->kernel_min_time)
+		fprintf(fp, ", those of at least %.2fus", t->kernel_min_time / 1000.0);
+	fprintf(fp, "; percentiles %s.\n", t->kernel_exact ? "exact, from every event" :
+		"from the kernel's histograms, within 1/128 of the value");
+	if (t->lost_records)
+		fprintf(fp, "Not recorded whole, the buffer full:%" PRIu64 " events.\n",
+			t->lost_records);
+}
+
 static void print_footer(const struct kvm_events_display *d, struct kvm_events_key **keys,
 			 size_t nr, FILE *fp)
 {
@@ -769,6 +783,8 @@ static void print_footer(const struct kvm_events_display *d, struct kvm_events_k
 	if (t->out_of_order)
 		fprintf(fp, "Out of time order:%" PRIu64 " events, paired as they came.\n",
 			t->out_of_order);
+	if (t->kernel_totals)
+		print_kernel_totals(t, fp);
 	print_switched(d, keys, nr, fp);
 	if (verbose <= 0)
 		return;

@@ -16,8 +16,10 @@
 
 #include "data.h"
 #include "debug.h"
+#include "evlist.h"
 #include "header.h"
 #include "kvm-events.h"
+#include "kvm-events-bpf-recording.h"
 #include "kvm-events-input.h"
 #include "kvm-events-pipeline.h"
 #include "kvm-events-queue.h"
@@ -137,6 +139,8 @@ static int reader__run_threaded(struct reader *r)
 /* Why the session code must read this session, or NULL */
 static const char *reader__cannot_read(struct perf_session *session)
 {
+	struct evsel *evsel;
+
 	if (session->header.needs_swap)
 		return "its byte order is not this host's";
 	if (perf_header__has_feat(&session->header, HEADER_COMPRESSED))
@@ -145,6 +149,10 @@ static const char *reader__cannot_read(struct perf_session *session)
 		return "it holds AUX area data";
 	if (sizeof(size_t) != sizeof(u64))
 		return "this perf is a 32-bit program";
+	evlist__for_each_entry(session->evlist, evsel) {
+		if (kvm_events_bpf_recording__analysis(evsel))
+			return "it was recorded with --use-bpf";
+	}
 	return NULL;
 }
 

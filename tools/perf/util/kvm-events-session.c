@@ -19,6 +19,8 @@
 #include "evsel.h"
 #include "header.h"
 #include "intlist.h"
+#include "kvm-events-analysis.h"
+#include "kvm-events-bpf-recording.h"
 #include "kvm-events-heatmap.h"
 #include "kvm-events-sched.h"
 #include "kvm-events-session.h"
@@ -30,6 +32,8 @@
 
 /* evsel->priv of an evsel that is no kvm tracepoint the analyses read */
 static struct kvm_events_decoder not_kvm;
+/* ...and of record --use-bpf's event of the analysis reported */
+static struct kvm_events_decoder bpf_records;
 
 static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
 						      struct evsel *evsel);
@@ -49,6 +53,8 @@ static int process_sample(const struct perf_tool *tool,
 		kvm_events_report__skip_other(&kvm->report, 1);
 		return 0;
 	}
+	if (dec == &bpf_records)
+		return kvm_events_bpf_recording__add(kvm->bpf, &kvm->report, sample);
 	/* As the data section reader does: counted, not decoded. */
 	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
 		kvm_events_report__skip(&kvm->report, dec->tp, 1);
@@ -125,6 +131,21 @@ static int process_lost_samples(const struct perf_tool *tool,
 	return 0;
 }
 
+/* record --use-bpf's event: that of the analysis reported is read. */
+static int setup_bpf_records(struct kvm_events_recording *kvm, struct evsel *evsel)
+{
+	if (strcmp(kvm_events_bpf_recording__analysis(evsel), kvm->analysis->name)) {
+		kvm->bpf_other = true;
+		return 0;
+	}
+	if (!kvm->bpf)
+		kvm->bpf = kvm_events_bpf_recording__new(kvm->input);
+	if (!kvm->bpf)
+		return -ENOMEM;
+	evsel->priv = &bpf_records;
+	return 1;
+}
+
 /* Gives @evsel its decoder; returns 1 for a kvm one, 0 for another. */
 static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 {
@@ -135,6 +156,8 @@ static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && !evsel->tp_format)
 		return 0;
 	evsel->priv = &not_kvm;
+	if (kvm_events_bpf_recording__analysis(evsel))
+		return setup_bpf_records(kvm, evsel);
 	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
 		return 0;
 	dec = zalloc(sizeof(*dec));
@@ -191,6 +214,8 @@ static bool has_kvm_tracepoints(struct evlist *evlist)
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->priv == &bpf_records)
+			return true;
 		if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT &&
 		    !kvm_events_decoder__init(&dec, evsel->tp_format))
 			return true;
@@ -203,7 +228,7 @@ static void free_decoders(struct evlist *evlist)
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->priv != &not_kvm)
+		if (evsel->priv != &not_kvm && evsel->priv != &bpf_records)
 			free(evsel->priv);
 		evsel->priv = NULL;
 	}
@@ -357,7 +382,7 @@ static u32 recorded_tps(struct kvm_events_recording *kvm)
 
 	evlist__for_each_entry(kvm->session->evlist, evsel) {
 		dec = evsel_decoder(&kvm->in, evsel);
-		if (!IS_ERR_OR_NULL(dec))
+		if (!IS_ERR_OR_NULL(dec) && dec != &bpf_records)
 			tps |= BIT(dec->tp);
 	}
 	return tps;
@@ -437,22 +462,43 @@ static int select_vms(struct kvm_events_recording *kvm)
 	return 0;
 }
 
+/* The kernel counted the whole recording, and kept no time of each event. */
+static int check_bpf_options(struct kvm_events_recording *kvm)
+{
+	const char *option = kvm->time ? "--time" : kvm->opts.heatmap ? "--heatmap" :
+			     kvm->opts.site ? "--key rip and sym" : NULL;
+
+	if (!option)
+		return 1;
+	pr_err("%s: %s: not for a recording made with --use-bpf, which holds the kernel's counts of its whole span\n",
+	       kvm->input, option);
+	return -EINVAL;
+}
+
 static int recording__read(struct kvm_events_recording *kvm,
 			   const struct kvm_events_analysis *analysis)
 {
 	struct perf_session *session = kvm->session;
 	bool pipe = perf_data__is_pipe(session->data);
-	int ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
+	int ret;
 
+	kvm->analysis = analysis;
+	ret = pipe ? 1 : setup_decoders(kvm, session->evlist);
 	kvm->opts.sched = switches_recorded(session->evlist);
 	/* A pipe's evsels come with its events: the switches' one too. */
 	if (pipe)
 		kvm->tool.attr = process_attr;
-	if (ret == 0) {
+	if (ret == 0 && kvm->bpf_other) {
+		pr_err("%s: recorded with --use-bpf for other analyses than %s; record with: perf kvm-events record --use-bpf --event %s\n",
+		       kvm->input, analysis->name, analysis->name);
+		ret = -EINVAL;
+	} else if (ret == 0) {
 		pr_err("%s: no kvm tracepoints recorded; record with: perf kvm-events record\n",
 		       kvm->input);
 		ret = -EINVAL;
 	}
+	if (ret > 0 && kvm->bpf)
+		ret = check_bpf_options(kvm);
 	if (ret > 0)
 		ret = parse_time_option(kvm);
 	if (!ret) {
@@ -470,7 +516,9 @@ static int recording__read(struct kvm_events_recording *kvm,
 		       kvm->input);
 		ret = -EINVAL;
 	}
-	if (!ret)
+	if (!ret && kvm->bpf)
+		ret = kvm_events_bpf_recording__finish(kvm->bpf, &kvm->report);
+	else if (!ret)
 		warn_missing_tracepoints(kvm, analysis);
 	free_decoders(session->evlist);
 	return ret;
@@ -492,6 +540,7 @@ void kvm_events_recording__exit(struct kvm_events_recording *rec)
 {
 	kvm_events_report__exit(&rec->report);
 	kvm_events_heatmap__delete(rec->heatmap);
+	kvm_events_bpf_recording__delete(rec->bpf);
 	kvm_events_vms__delete(rec->vms);
 	intlist__delete(rec->vm_pids);
 	if (rec->session)

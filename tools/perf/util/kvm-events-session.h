@@ -15,6 +15,7 @@
 
 struct perf_session;
 struct kvm_events_heatmap;
+struct kvm_events_bpf_recording;
 struct kvm_events_vm_filter;
 struct kvm_events_vms;
 
@@ -35,7 +36,11 @@ struct kvm_events_recording {
 	struct perf_session		*session;
 	struct perf_data		data;	/* the session points to it */
 	struct kvm_events_input		in;
+	const struct kvm_events_analysis *analysis;
 	struct kvm_events_heatmap	*heatmap;	/* --heatmap's counts */
+	/* record --use-bpf's events of the analysis, and whether of others */
+	struct kvm_events_bpf_recording	*bpf;
+	bool				bpf_other;
 	struct kvm_events_vms		*vms;		/* the header's names, or NULL */
 	struct intlist			*vm_pids;	/* --vm's, in opts.pids */
 };

@@ -169,6 +169,13 @@ struct kvm_events_totals {
 	u64	by_tp[KVM_TP__NR];
 	u64	other_events;	/* of events no decoder reads: in read and unused */
 	u64	switch_records;	/* context switches: no samples, not in read */
+	/* A record --use-bpf recording's: the kernel counted, some events whole */
+	bool	kernel_totals;
+	bool	kernel_exact;	/* every timed event whole: exact percentiles */
+	u64	kernel_min_time;	/* written whole from this duration on */
+	u64	kernel_kept;	/* events written whole, of the report's keys */
+	u64	kernel_events;	/* ...of those, read */
+	u64	lost_records;	/* not written whole: the buffer was full */
 };
 
 /* One of the slowest events, for --top */
@@ -368,6 +375,8 @@ const char *kvm_tp_role__name(enum kvm_tp_role tp);
 /* "system:name" of every tracepoint a decoder knows, for record */
 size_t kvm_events_tracepoints(u32 tps, const char **names, size_t max);
 u32 kvm_events_record_tps(const char *list);
+size_t kvm_events_analyses_of(const char *list, const struct kvm_events_analysis **chosen,
+			      size_t max);
 u32 kvm_events_analysis__needs(const struct kvm_events_analysis *analysis);
 
 /* Adds @pid to a list of pids (opts.pids...) unless it is there: 0 or -ENOMEM */
@@ -429,6 +438,9 @@ struct kvm_events_key **kvm_events_report__sorted(struct kvm_events_report *repo
 						  const struct kvm_events_sort_keys *sort,
 						  size_t *nr);
 void kvm_events_report__sort_top(struct kvm_events_report *report);
+/* --top: an event timed elsewhere (in the kernel, by BPF) */
+void kvm_events_report__outlier(struct kvm_events_report *report,
+				const struct kvm_events_outlier *o);
 /* Adds to @pids the VM processes @report has threads or keys of; 0 or -ENOMEM */
 int kvm_events_report__pids(const struct kvm_events_report *report, struct intlist *pids);
 /*

@@ -430,6 +430,13 @@ static int compare_outliers(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+void kvm_events_report__outlier(struct kvm_events_report *report,
+				const struct kvm_events_outlier *o)
+{
+	if (report->opts.top)
+		top_add(report, o);
+}
+
 /* Slowest first; the heap is no heap after this. */
 void kvm_events_report__sort_top(struct kvm_events_report *report)
 {

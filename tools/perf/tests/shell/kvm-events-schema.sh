@@ -20,4 +20,10 @@ test_init
 "$KVMGEN" "$dir/svm.data" svm 1000 > /dev/null || exit 1
 doc="$(dirname "$0")/../../Documentation/perf-kvm-events.txt"
 "$KVMGEN" "$dir/sched.data" vmx-halt+switch+system-wide 1000 > /dev/null || exit 1
+# A record --use-bpf recording, of no guest, has totals.kernel: where this
+# host can load BPF programs (root, skeletons), the checker reads it too.
+if [ "$(id -u)" = 0 ] && perf kvm-events record -q --use-bpf --event ioport \
+		-o "$dir/bpf.data" -- true > /dev/null 2>&1; then
+	export KVM_EVENTS_SCHEMA_BPF=$dir/bpf.data
+fi
 kvm_events_check schema "$doc" "$dir/old.data" "$dir/svm.data" "$dir/new.data" "$dir/sched.data"

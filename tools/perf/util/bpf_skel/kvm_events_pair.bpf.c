@@ -9,9 +9,14 @@
  * slot as the attach cookie, and sets before load what each slot is
  * (begin, end or whole event) and where its fields are in the running
  * kernel's record.  The state machine is that of util/kvm-stat.c.
+ *
+ * For record --use-bpf it also writes each paired event of at least
+ * min_time_ns into the records map, a bpf-output event that perf record
+ * records, and dump_maps(), run by user space, writes the maps there.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 
 #include "kvm_events_pair.h"
 
@@ -44,12 +49,33 @@ struct {
 	__uint(max_entries, 1);
 } pids SEC(".maps");
 
+/* record --use-bpf: perf record's bpf-output event, one per CPU */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} records SEC(".maps");
+
+/* filter_children: whether a process descends from parent_tgid (1) or not (2) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1024);
+} verdicts SEC(".maps");
+
 /*
  * Set before load, in the .bss rather than the .rodata: the verifier
  * prunes nothing by them, and no volatile is needed to read them.
  */
 struct kvm_events_bpf_slot slots[KVM_EVENTS_BPF_MAX_SLOTS];
 __u32 filter_pids;
+/* Only perf record's workload and its children, as perf record's inherit */
+__u32 filter_children;
+__u32 parent_tgid;
+__u32 emit_records;
+__u64 min_time_ns;
+__u32 dumps;
 
 struct kvm_events_bpf_counts counts;
 
@@ -102,6 +128,25 @@ static void add_bucket(const struct kvm_events_bpf_key *key, __u64 ns)
 		__sync_fetch_and_add(&counts.full_buckets, 1);
 }
 
+/* A REC_EVENT for a paired event of at least min_time_ns */
+static void emit(void *ctx, const struct kvm_events_bpf_key *key,
+		 const struct kvm_events_bpf_thread *t, __u64 ns,
+		 struct kvm_events_bpf_stats *st)
+{
+	struct kvm_events_bpf_rec_event rec = {
+		.head.type = KVM_EVENTS_BPF_REC_EVENT,
+		.key = *key, .ns = ns, .rip = t->rip, .tid = t->tid,
+	};
+
+	if (!emit_records || ns < min_time_ns)
+		return;
+	__sync_fetch_and_add(&st->kept, 1);
+	if (bpf_perf_event_output(ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec)))
+		__sync_fetch_and_add(&counts.lost_records, 1);
+	else
+		__sync_fetch_and_add(&counts.kept, 1);
+}
+
 static struct kvm_events_bpf_stats *key_stats(const struct kvm_events_bpf_key *key)
 {
 	struct kvm_events_bpf_stats zero = { .min_ns = ~0ULL }, *st;
@@ -116,7 +161,7 @@ static struct kvm_events_bpf_stats *key_stats(const struct kvm_events_bpf_key *k
 enum how { TIMED, NO_END, NO_BEGIN, UNTIMED };
 
 /* A sample of @key is resolved: timed with @ns, or why not. */
-static void account(struct kvm_events_bpf_key *key,
+static void account(void *ctx, struct kvm_events_bpf_key *key,
 		    const struct kvm_events_bpf_thread *t, enum how how, __u64 ns)
 {
 	struct kvm_events_bpf_stats *st;
@@ -147,26 +192,29 @@ static void account(struct kvm_events_bpf_key *key,
 	if (ns > st->max_ns)
 		st->max_ns = ns;
 	add_bucket(key, ns);
+	emit(ctx, key, t, ns, st);
 }
 
 /* The pending sample's end will never come. */
-static void cut(struct kvm_events_bpf_thread *t)
+static void cut(void *ctx, struct kvm_events_bpf_thread *t)
 {
 	if (t->has_pending)
-		account(&t->pending, t, NO_END, 0);
+		account(ctx, &t->pending, t, NO_END, 0);
 	t->has_pending = 0;
 	t->open = 0;
 }
 
-static struct kvm_events_bpf_thread *thread_of(__u32 tid, __u32 pid)
+static struct kvm_events_bpf_thread *thread_of(void *ctx, __u32 tid, __u32 pid)
 {
-	struct kvm_events_bpf_thread zero = { .pid = pid, .vcpu = KVM_EVENTS_BPF_NO_VCPU };
+	struct kvm_events_bpf_thread zero = {
+		.pid = pid, .tid = tid, .vcpu = KVM_EVENTS_BPF_NO_VCPU,
+	};
 	struct kvm_events_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
 
 	if (t) {
 		/* A new process reused the thread id. */
 		if (t->pid != pid) {
-			cut(t);
+			cut(ctx, t);
 			t->pid = pid;
 			t->vcpu = KVM_EVENTS_BPF_NO_VCPU;
 		}
@@ -189,9 +237,11 @@ static void read_key(void *ctx, const struct kvm_events_bpf_slot *s,
 static void begin(void *ctx, const struct kvm_events_bpf_slot *s,
 		  struct kvm_events_bpf_thread *t, bool keyed)
 {
-	cut(t);
+	cut(ctx, t);
 	t->open = 1;
 	t->begin_time = bpf_ktime_get_ns();
+	if (s->rip.size)
+		t->rip = field(ctx, &s->rip);
 	if (keyed) {
 		read_key(ctx, s, &t->pending);
 		t->has_pending = 1;
@@ -210,7 +260,7 @@ static void end(void *ctx, const struct kvm_events_bpf_slot *s,
 		/* An end that only closes an interval is part of its pair. */
 		if (t->has_pending) {
 			__sync_fetch_and_add(&counts.paired_end, 1);
-			account(&t->pending, t, TIMED, ns);
+			account(ctx, &t->pending, t, TIMED, ns);
 		} else {
 			__sync_fetch_and_add(&counts.unused, 1);
 		}
@@ -221,8 +271,8 @@ static void end(void *ctx, const struct kvm_events_bpf_slot *s,
 	/* It names its key (an MMIO read): timed from a keyless begin. */
 	read_key(ctx, s, &key);
 	if (t->has_pending)
-		cut(t);
-	account(&key, t, t->open ? TIMED : NO_BEGIN, t->open ? ns : 0);
+		cut(ctx, t);
+	account(ctx, &key, t, t->open ? TIMED : NO_BEGIN, t->open ? ns : 0);
 	t->open = 0;
 }
 
@@ -233,9 +283,48 @@ static void whole(void *ctx, const struct kvm_events_bpf_slot *s,
 
 	read_key(ctx, s, &key);
 	if (s->whole_timed)
-		account(&key, t, TIMED, key.code);
+		account(ctx, &key, t, TIMED, key.code);
 	else
-		account(&key, t, UNTIMED, 0);
+		account(ctx, &key, t, UNTIMED, 0);
+}
+
+struct task_struct___kvm_events {
+	struct task_struct___kvm_events *real_parent;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+/* The depth of the process tree below perf that counts as its workload's */
+#define MAX_GENERATIONS	8
+
+static bool descends_from_parent(void)
+{
+	struct task_struct___kvm_events *task = (void *)bpf_get_current_task();
+	int i;
+
+	for (i = 0; i < MAX_GENERATIONS; i++) {
+		task = BPF_CORE_READ(task, real_parent);
+		if (!task)
+			return false;
+		if (BPF_CORE_READ(task, tgid) == (int)parent_tgid)
+			return true;
+	}
+	return false;
+}
+
+static bool watched(__u32 pid)
+{
+	__u8 *verdict, v;
+
+	if (filter_pids)
+		return bpf_map_lookup_elem(&pids, &pid);
+	if (!filter_children)
+		return true;
+	verdict = bpf_map_lookup_elem(&verdicts, &pid);
+	if (verdict)
+		return *verdict == 1;
+	v = descends_from_parent() ? 1 : 2;
+	bpf_map_update_elem(&verdicts, &pid, &v, BPF_ANY);
+	return v == 1;
 }
 
 static __always_inline void pair_event(void *ctx)
@@ -249,7 +338,7 @@ static __always_inline void pair_event(void *ctx)
 	if (slot >= KVM_EVENTS_BPF_MAX_SLOTS)
 		return;
 	s = &slots[slot];
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
+	if (!watched(pid))
 		return;
 	/* An event of no role for the analysis (a kvm_mmio of no data) */
 	if (s->by_kind)
@@ -263,7 +352,7 @@ static __always_inline void pair_event(void *ctx)
 	if (!role)
 		return;
 	__sync_fetch_and_add(&counts.events[slot], 1);
-	t = thread_of(tid, pid);
+	t = thread_of(ctx, tid, pid);
 	if (!t) {
 		__sync_fetch_and_add(&counts.full_threads, 1);
 		return;
@@ -289,6 +378,85 @@ int kvm_event(void *ctx)
 {
 	pair_event(ctx);
 	return 1;
+}
+
+struct bpf_map;
+
+struct dump_state {
+	void	*ctx;
+	__u32	dump;
+	__u32	nr_keys;
+	__u32	nr_buckets;
+};
+
+static long dump_key(struct bpf_map *map, struct kvm_events_bpf_key *key,
+		     struct kvm_events_bpf_stats *st, struct dump_state *d)
+{
+	struct kvm_events_bpf_rec_key rec = {
+		.head = { KVM_EVENTS_BPF_REC_KEY, d->dump }, .key = *key, .stats = *st,
+	};
+
+	bpf_perf_event_output(d->ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec));
+	d->nr_keys++;
+	return 0;
+}
+
+/* A sample still open: as it stands, its end never came. */
+static long dump_pending(struct bpf_map *map, __u32 *tid,
+			 struct kvm_events_bpf_thread *t, struct dump_state *d)
+{
+	struct kvm_events_bpf_rec_key rec = {
+		.head = { KVM_EVENTS_BPF_REC_KEY, d->dump },
+		.stats = { .samples = 1, .no_end = 1, .min_ns = ~0ULL },
+	};
+
+	if (!t->has_pending)
+		return 0;
+	rec.key = t->pending;
+	rec.key.pid = t->pid;
+	rec.key.vcpu = t->vcpu;
+	bpf_perf_event_output(d->ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec));
+	d->nr_keys++;
+	return 0;
+}
+
+static long dump_bucket(struct bpf_map *map, struct kvm_events_bpf_bucket *b,
+			__u64 *count, struct dump_state *d)
+{
+	struct kvm_events_bpf_rec_bucket rec = {
+		.head = { KVM_EVENTS_BPF_REC_BUCKET, d->dump }, .bucket = *b, .count = *count,
+	};
+
+	bpf_perf_event_output(d->ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec));
+	d->nr_buckets++;
+	return 0;
+}
+
+/*
+ * Run by user space (BPF_PROG_RUN) on the CPU it is on, whose bpf-output
+ * event then holds the dump in order.  A record the buffer had no room
+ * for leaves the dump short of its count: the reader takes an earlier one.
+ */
+SEC("raw_tp")
+int dump_maps(void *ctx)
+{
+	struct dump_state d = { .ctx = ctx, .dump = ++dumps };
+	struct kvm_events_bpf_rec_counts rec = {
+		.head = { KVM_EVENTS_BPF_REC_COUNTS, d.dump },
+	};
+	int i;
+
+	bpf_for_each_map_elem(&keys, dump_key, &d, 0);
+	bpf_for_each_map_elem(&threads, dump_pending, &d, 0);
+	bpf_for_each_map_elem(&buckets, dump_bucket, &d, 0);
+	rec.counts = counts;
+	for (i = 0; i < KVM_EVENTS_BPF_MAX_SLOTS; i++)
+		rec.tp[i] = slots[i].tp;
+	rec.min_time_ns = min_time_ns;
+	rec.nr_keys = d.nr_keys;
+	rec.nr_buckets = d.nr_buckets;
+	bpf_perf_event_output(ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec));
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

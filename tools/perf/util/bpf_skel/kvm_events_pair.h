@@ -46,7 +46,7 @@ struct kvm_events_bpf_slot {
 	__u8	keyed[KVM_EVENTS_BPF_KINDS];	/* its event is a sample of a key */
 	__u32	whole_timed;	/* WHOLE: the duration is the code field */
 	__u32	fixed_isa;	/* where there is no isa field */
-	struct kvm_events_bpf_field code, kind, isa, flag, vcpu;
+	struct kvm_events_bpf_field code, kind, isa, flag, vcpu, rip;
 };
 
 /* The event that names a key, in a VM's vcpu: what user space keys on */
@@ -68,6 +68,7 @@ struct kvm_events_bpf_stats {
 	__u64	max_ns;
 	__u64	no_end;		/* its end never came: another begin did */
 	__u64	no_begin;	/* an end that names it, without a begin */
+	__u64	kept;		/* timed ones of at least min_time_ns: recorded */
 };
 
 /* One log-linear bucket of a key's durations */
@@ -80,9 +81,12 @@ struct kvm_events_bpf_bucket {
 /* The pairing state of one thread */
 struct kvm_events_bpf_thread {
 	__u64				begin_time;
+	__u64				rip;		/* the guest's, at the begin */
 	struct kvm_events_bpf_key	pending;	/* the open keyed sample */
 	__u32				pid;
+	__u32				tid;
 	__u32				vcpu;
+	__u32				pad;
 	__u32				open;		/* an interval has begun */
 	__u32				has_pending;	/* ...for pending */
 };
@@ -101,6 +105,62 @@ struct kvm_events_bpf_counts {
 	__u64	full_threads;	/* events of a thread the map had no room for */
 	__u64	full_keys;	/* samples of a key the map had no room for */
 	__u64	full_buckets;	/* durations without room in the histogram */
+	__u64	kept;		/* record: events written */
+	__u64	lost_records;	/* ...and not, the buffer being full */
+};
+
+/*
+ * record --use-bpf: what the program writes into the bpf-output event
+ * that perf record records.  Each paired event of at least min_time_ns
+ * is one REC_EVENT.  The maps are written whole, as a dump, at intervals
+ * and at the end: a REC_KEY per key (and per sample still open, as one
+ * without an end), a REC_BUCKET per bucket, then a REC_COUNTS that says
+ * how many of each the dump has, so that a reader can tell a whole dump
+ * from one cut short.  Dumps are cumulative: the last whole one is all.
+ */
+/* The name of an analysis' bpf-output event: this prefix, then its name */
+#define KVM_EVENTS_BPF_EVENT_PREFIX	"kvm_events_"
+
+enum kvm_events_bpf_rec_type {
+	KVM_EVENTS_BPF_REC_EVENT = 1,
+	KVM_EVENTS_BPF_REC_KEY,
+	KVM_EVENTS_BPF_REC_BUCKET,
+	KVM_EVENTS_BPF_REC_COUNTS,
+};
+
+struct kvm_events_bpf_rec_head {
+	__u32	type;
+	__u32	dump;	/* the dump's number, from 1; 0 for an event */
+};
+
+struct kvm_events_bpf_rec_event {
+	struct kvm_events_bpf_rec_head	head;
+	struct kvm_events_bpf_key	key;
+	__u64				ns;	/* it ended at the sample's time */
+	__u64				rip;
+	__u32				tid;
+	__u32				pad;
+};
+
+struct kvm_events_bpf_rec_key {
+	struct kvm_events_bpf_rec_head	head;
+	struct kvm_events_bpf_key	key;
+	struct kvm_events_bpf_stats	stats;
+};
+
+struct kvm_events_bpf_rec_bucket {
+	struct kvm_events_bpf_rec_head	head;
+	struct kvm_events_bpf_bucket	bucket;
+	__u64				count;
+};
+
+struct kvm_events_bpf_rec_counts {
+	struct kvm_events_bpf_rec_head	head;
+	struct kvm_events_bpf_counts	counts;
+	__u32				tp[KVM_EVENTS_BPF_MAX_SLOTS];	/* each slot's */
+	__u64				min_time_ns;
+	__u32				nr_keys;	/* the dump's REC_KEYs */
+	__u32				nr_buckets;
 };
 
 /* The bucket of @ns: as latency-dist.c's octave * 2^SUB_BITS + sub */

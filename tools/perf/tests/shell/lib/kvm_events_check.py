@@ -51,6 +51,19 @@ documented 0.4%.
   kvm_events_check.py names-none FILE [WARNING]
         no names (or untrusted ones, the report saying WARNING once):
         the VMs by pid, as before names
+  kvm_events_check.py guest-bpf FILE PLAIN MIN_NS ANALYSES
+        record --use-bpf --min-time MIN_NS of the bundled guest: each of
+        ANALYSES (a comma separated list) has the keys, samples and
+        medians of PLAIN, the same run recorded plainly
+  kvm_events_check.py guest-bpf-whole FILE COUNTS...
+        record --use-bpf of the bundled guest: its own counts exact, every
+        event whole and read, exact percentiles
+  kvm_events_check.py guest-arm64-bpf FILE PLAIN COUNTS...
+        record --use-bpf of the arm64 guest: its own counts exact, every
+        event whole, exact percentiles, and PLAIN's keys in every analysis
+  kvm_events_check.py bpf-min-time FILE ANALYSIS MIN_NS KEY=SAMPLES...
+        record --use-bpf --min-time: the exact counts, and as events
+        whole exactly those the kernel counted at least MIN_NS long
   kvm_events_check.py accounting FILE SCRIPT_SAMPLES [REPORT OPTION...]
         the buckets of the totals: every kvm sample read is in one
   kvm_events_check.py heatmap FILE ANALYSIS SVG [REPORT OPTION...]
@@ -166,11 +179,20 @@ def main():
         accounting.cmd_lost(args[0], args[1:])
     elif cmd == "guest":
         guest.cmd_guest(args[0], [int(a) for a in args[1:9]])
+    elif cmd == "guest-bpf":
+        guest.cmd_guest_bpf(args[0], args[1], int(args[2]), args[3].split(","))
+    elif cmd == "guest-bpf-whole":
+        guest.cmd_guest_bpf_whole(args[0], [int(a) for a in args[1:9]])
+    elif cmd == "bpf-min-time":
+        guest.cmd_bpf_min_time(args[0], args[1], int(args[2]),
+                               {k: int(v) for k, v in (a.rsplit("=", 1) for a in args[3:])})
     elif cmd == "keys":
         guest.check_guest_tables(args[0], {args[1]: {k: int(v) for k, v in
                                                      (a.rsplit("=", 1) for a in args[2:])}})
     elif cmd == "halt-arm64":
         guest_arm64.cmd_halt_arm64(args[0], int(args[1]))
+    elif cmd == "guest-arm64-bpf":
+        guest_arm64.cmd_guest_arm64_bpf(args[0], args[1], [int(a) for a in args[2:6]])
     elif cmd == "guest-arm64":
         guest_arm64.cmd_guest_arm64(args[0], [int(a) for a in args[1:5]])
     elif cmd == "accounting-real":

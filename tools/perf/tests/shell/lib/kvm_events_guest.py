@@ -82,6 +82,115 @@ def key_prefix(key):
     return re.split(r"[/ ]", key, maxsplit=1)[0]
 
 
+# The analyses of the bundled guest that record --use-bpf is checked in
+BPF_ANALYSES = ("vmexit", "mmio", "ioport", "userspace", "msr", "hypercall", "halt")
+# The times the program takes are not perf's: on qemu's emulated CPU,
+# live --use-bpf's and a plain recording's medians of the same run were
+# seen 1 to 5 us apart, 3% for a key of 40 exits, and each program on a
+# tracepoint lengthens the plain recording's intervals (about 2 us per
+# program there).  Medians of keys of at least BPF_P50_MIN timed samples
+# agree within BPF_P50_SLACK and BPF_P50_SLACK_NS.
+BPF_P50_MIN = 10
+BPF_P50_SLACK = 0.1
+BPF_P50_SLACK_NS = 5000
+
+
+def kernel_totals(data, got, min_ns):
+    """totals.kernel of report --json GOT of DATA: every event the kernel
+    kept whole read, none lost, percentiles exact without --min-time"""
+    kernel = got["totals"].get("kernel")
+    if kernel is None:
+        fail(data, "no totals.kernel: not read as a record --use-bpf recording")
+        return {}
+    if kernel["kept"] != kernel["recorded"] or kernel["lost_records"]:
+        fail(data, f"{kernel}: the kernel kept {kernel['kept']} events whole, "
+             f"{kernel['recorded']} were read")
+    if kernel["min_time_ns"] != min_ns or kernel["exact_percentiles"] != (min_ns == 0):
+        fail(data, f"{kernel}: expected min_time_ns {min_ns}, percentiles "
+             f"{'exact' if min_ns == 0 else 'from the histograms'}")
+    return kernel
+
+
+def guest_counts(data, counts):
+    """the bundled guest's own counts in every analysis of DATA"""
+    n = dict(zip(("out", "in", "write", "read", "cpuid", "rdmsr", "wrmsr", "hc"), counts))
+    exits = [k["key"] for k in report(data, ["--event", "vmexit"])["keys"]]
+    vendor = "svm" if "npf" in exits or "io" in exits else "vmx"
+    check_guest_exits(data, guest_vmexits(vendor, n), HOST_EXITS[vendor])
+    check_guest_tables(data, guest_tables(n))
+
+
+def same_keys(data, plain, analysis, got, medians):
+    """GOT, report --json of DATA, has the keys, samples and timed samples
+    of PLAIN's, and if MEDIANS, medians within BPF_P50_SLACK"""
+    want = {k["key"]: k for k in report(plain, ["--event", analysis])["keys"]}
+    keys = {k["key"]: k for k in got["keys"]}
+    counts = {k: (v["samples"], v["timed"]) for k, v in keys.items()}
+    want_counts = {k: (v["samples"], v["timed"]) for k, v in want.items()}
+    if counts != want_counts:
+        fail(f"{data} {analysis}", f"keys (samples, timed) {counts}, "
+             f"recorded plainly {want_counts}")
+        return
+    for key, k in keys.items():
+        if not medians or k["timed"] < BPF_P50_MIN:
+            continue
+        slack = want[key]["p50_ns"] * BPF_P50_SLACK + BPF_P50_SLACK_NS
+        if abs(k["p50_ns"] - want[key]["p50_ns"]) > slack:
+            fail(f"{data} {analysis}", f"{key}: p50 {k['p50_ns']} ns, "
+                 f"recorded plainly {want[key]['p50_ns']} ns")
+
+
+def cmd_guest_bpf(data, plain, min_ns, analyses):
+    """DATA, record --use-bpf --min-time MIN_NS of the bundled guest, and
+    PLAIN, a plain recording of the same run: in each of ANALYSES the keys,
+    samples and timed samples of PLAIN, and medians within BPF_P50_SLACK"""
+    for analysis in analyses:
+        got = report(data, ["--event", analysis])
+        kernel_totals(f"{data} {analysis}", got, min_ns)
+        same_keys(data, plain, analysis, got, True)
+
+
+def check_bpf_whole(data, analysis):
+    """report --json of DATA, a record --use-bpf recording without
+    --min-time: every timed event whole and read, percentiles exact"""
+    got = report(data, ["--event", analysis])
+    kernel = kernel_totals(f"{data} {analysis}", got, 0)
+    timed = sum(k["timed"] for k in got["keys"])
+    if kernel and kernel["kept"] != timed:
+        fail(f"{data} {analysis}", f"{kernel['kept']} events whole, {timed} timed")
+    for k in got["keys"]:
+        if k["timed"] and not k["percentiles_exact"]:
+            fail(f"{data} {analysis}", f"{k['key']}: percentiles not exact")
+    return got
+
+
+def cmd_guest_bpf_whole(data, counts):
+    """DATA, record --use-bpf --event all of the bundled guest: its own
+    counts exact, every event written whole and read, and the percentiles
+    exact, in each analysis"""
+    guest_counts(data, counts)
+    for analysis in BPF_ANALYSES:
+        check_bpf_whole(data, analysis)
+
+
+def cmd_bpf_min_time(data, analysis, min_ns, want):
+    """DATA, record --use-bpf --min-time MIN_NS --event ANALYSIS: WANT's
+    exact counts, and as events whole, under --top, exactly those the
+    kernel counted at least MIN_NS long, each at least that long, some
+    of them and not all"""
+    got = report(data, ["--event", analysis, "--top", "100000"])
+    kernel = kernel_totals(data, got, min_ns)
+    check_guest_tables(data, {analysis: want})
+    top = got.get("top", [])
+    timed = sum(k["timed"] for k in got["keys"])
+    if kernel and not 0 < len(top) == kernel["kept"] < timed:
+        fail(data, f"--top lists {len(top)} events, the kernel kept {kernel['kept']} "
+             f"of {timed}: expected the same, some and not all")
+    short = [t for t in top if t["duration_ns"] is None or t["duration_ns"] < min_ns]
+    if short:
+        fail(data, f"events shorter than {min_ns} ns written whole: {short[:3]}")
+
+
 def cmd_guest(data, counts):
     cmd_once(data, [])
     n = dict(zip(("out", "in", "write", "read", "cpuid", "rdmsr", "wrmsr", "hc"), counts))

@@ -10,7 +10,7 @@ import re
 
 from kvm_events_truth import fail, perf, report
 from kvm_events_accounting import cmd_once
-from kvm_events_guest import check_guest_exits, check_guest_tables
+from kvm_events_guest import check_bpf_whole, check_guest_exits, check_guest_tables, same_keys
 from kvm_events_sites import check_guest_arm64_sites
 
 
@@ -77,6 +77,17 @@ def cmd_guest_arm64(data, counts):
     want = script_exit_times(data)
     if got != want:
         fail(f"{data} vmexit", f"[exits, timed, ns] {got}, perf script's {want}")
+
+
+def cmd_guest_arm64_bpf(data, plain, counts):
+    """DATA, record --use-bpf --event all of the arm64 guest, and PLAIN, a
+    plain recording of the same run: its own counts exact, every event
+    whole, exact percentiles, and PLAIN's keys in every analysis"""
+    n = dict(zip(("write", "read", "hvc", "sysreg"), counts))
+    check_guest_exits(data, guest_arm64_vmexits(n), ARM64_HOST_EXITS)
+    check_guest_tables(data, guest_arm64_tables(n))
+    for analysis in ("vmexit", "mmio", "hypercall", "userspace", "halt"):
+        same_keys(data, plain, analysis, check_bpf_whole(data, analysis), False)
 
 
 def cmd_halt_arm64(data, halts):

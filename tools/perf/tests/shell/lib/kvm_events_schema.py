@@ -5,6 +5,7 @@ kvm_events_check.py schema: every field documented, with its type.
 """
 
 import json
+import os
 import re
 
 from kvm_events_truth import fail, perf, read_events, report
@@ -101,6 +102,8 @@ def check_schema(case, fields, outputs):
 
 
 def cmd_schema(doc, data, old, new, sched=None):
+    """BPF: $KVM_EVENTS_SCHEMA_BPF, a record --use-bpf recording, if set"""
+    bpf = os.environ.get("KVM_EVENTS_SCHEMA_BPF")
     schemas = read_schema(doc)
     if sorted(schemas) != ["Diff", "Report"]:
         fail(doc, f"JSON AND CSV OUTPUT has the sections {sorted(schemas)}")
@@ -112,7 +115,14 @@ def cmd_schema(doc, data, old, new, sched=None):
          "--duration", "1", "--time", "0,", "--vm", "web*"])]
     if sched is not None:
         reports += [report(sched, args) for args in (["--top", "20"], ["--event", "halt"])]
-    check_schema("report --json", schemas["Report"], reports)
+    report_fields = schemas["Report"]
+    if bpf:
+        reports.append(report(bpf, ["--event", "ioport"]))
+    else:
+        # no record --use-bpf recording here: without root or skeletons
+        report_fields = {k: v for k, v in report_fields.items()
+                         if not k.startswith("totals.kernel")}
+    check_schema("report --json", report_fields, reports)
     # p99_9_ns is reached by name, as jq '.keys[0].p99_9_ns' does.
     if not isinstance(reports[0]["keys"][0]["p99_9_ns"], int):
         fail("report --json", "keys[0].p99_9_ns is no integer")
