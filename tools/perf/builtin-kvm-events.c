@@ -297,7 +297,7 @@ static int kvm_events_record_bpf(int argc, const char **argv, const char *events
 	if (!bpf)
 		return 1;
 	nr = kvm_events_bpf_record__nr_events(bpf);
-	rec_argv = calloc(argc + 2 * nr + 8, sizeof(*rec_argv));
+	rec_argv = calloc(argc + 2 * nr + 9, sizeof(*rec_argv));
 	if (!rec_argv) {
 		kvm_events_bpf_record__delete(bpf);
 		return -ENOMEM;
@@ -308,6 +308,7 @@ static int kvm_events_record_bpf(int argc, const char **argv, const char *events
 	rec_argv[rec_argc++] = "-c";
 	rec_argv[rec_argc++] = "1";
 	rec_argv[rec_argc++] = "--no-period";
+	rec_argv[rec_argc++] = kvm_events_bpf_record__control(bpf);
 	for (i = 0; i < (int)nr; i++) {
 		rec_argv[rec_argc++] = "-e";
 		rec_argv[rec_argc++] = kvm_events_bpf_record__event(bpf, i);

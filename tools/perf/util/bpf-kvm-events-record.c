@@ -8,6 +8,11 @@
  * every DUMP_INTERVAL_MS and at the end, so that a killed recording keeps
  * the counts of its last dump.  report reads it with
  * util/kvm-events-bpf-recording.c.
+ *
+ * perf record reads its buffers when half of one is full: a dump would
+ * wait there, and die with a killed perf record.  So after each dump,
+ * the dumper pings perf record's control fd (--control), whose poll then
+ * returns and whose loop reads every buffer into the file.
  */
 #include <errno.h>
 #include <poll.h>
@@ -42,6 +47,8 @@ struct kvm_events_bpf_record {
 	pthread_t				dumper;
 	bool					dumping;
 	int					stop[2];	/* a pipe: stop dumping */
+	int					control[2];	/* perf record's --control */
+	char					control_option[32];
 };
 
 static void dump_all(struct kvm_events_bpf_record *rec)
@@ -60,8 +67,12 @@ static void *dumper(void *arg)
 	struct kvm_events_bpf_record *rec = arg;
 	struct pollfd pfd = { .fd = rec->stop[0], .events = POLLIN };
 
-	while (poll(&pfd, 1, DUMP_INTERVAL_MS) == 0)
+	while (poll(&pfd, 1, DUMP_INTERVAL_MS) == 0) {
 		dump_all(rec);
+		if (write(rec->control[1], EVLIST_CTL_CMD_PING_TAG "\n",
+			  sizeof(EVLIST_CTL_CMD_PING_TAG)) < 0)
+			pr_debug("kvm-events: cannot ping perf record: %s\n", strerror(errno));
+	}
 	return NULL;
 }
 
@@ -172,7 +183,7 @@ static int add_analysis(struct kvm_events_bpf_record *rec,
 		 "bpf-output/no-inherit=1,name=%s%s/", KVM_EVENTS_BPF_EVENT_PREFIX,
 		 analysis->name);
 	rec->nr++;
-	kvm_events_bpf__set_records(bpf, min_time_ns);
+	kvm_events_bpf__set_records(bpf, min_time_ns, analysis->name);
 	return kvm_events_bpf__add_analysis(bpf, analysis);
 }
 
@@ -202,6 +213,11 @@ struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
 	}
 	if (!err && pids)
 		err = add_pids(rec, pids);
+	if (!err && pipe(rec->control))
+		err = -errno;
+	else if (!err)
+		snprintf(rec->control_option, sizeof(rec->control_option), "--control=fd:%d",
+			 rec->control[0]);
 	for (i = 0; i < rec->nr && !err; i++)
 		err = kvm_events_bpf__load(rec->bpf[i]);
 	if (err) {
@@ -225,6 +241,10 @@ void kvm_events_bpf_record__delete(struct kvm_events_bpf_record *rec)
 		close(rec->stop[0]);
 		close(rec->stop[1]);
 	}
+	if (rec->control[0] > 0) {
+		close(rec->control[0]);
+		close(rec->control[1]);
+	}
 	free(rec);
 }
 
@@ -236,6 +256,11 @@ u32 kvm_events_bpf_record__nr_events(const struct kvm_events_bpf_record *rec)
 const char *kvm_events_bpf_record__event(const struct kvm_events_bpf_record *rec, u32 i)
 {
 	return rec->events[i];
+}
+
+const char *kvm_events_bpf_record__control(const struct kvm_events_bpf_record *rec)
+{
+	return rec->control_option;
 }
 
 const struct record_hooks *kvm_events_bpf_record__hooks(const struct kvm_events_bpf_record *rec)

@@ -312,10 +312,12 @@ void kvm_events_bpf__detach(struct kvm_events_bpf *bpf)
 	}
 }
 
-void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns)
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns,
+				 const char *analysis)
 {
 	bpf->skel->bss->emit_records = 1;
 	bpf->skel->bss->min_time_ns = min_time_ns;
+	snprintf(bpf->skel->bss->analysis, sizeof(bpf->skel->bss->analysis), "%s", analysis);
 }
 
 void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent)

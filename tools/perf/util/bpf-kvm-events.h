@@ -65,10 +65,11 @@ int kvm_events_bpf__attach(struct kvm_events_bpf *bpf);
 void kvm_events_bpf__detach(struct kvm_events_bpf *bpf);
 /*
  * record --use-bpf: before load, write each paired event of at least
- * @min_time_ns whole; then the bpf-output event of each CPU to write to,
+ * @min_time_ns whole, the dumps named @analysis; then the bpf-output event of each CPU to write to,
  * and a dump of the maps there when asked.
  */
-void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns);
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns,
+				 const char *analysis);
 /* Only processes that descend from @parent (perf record's workload) */
 void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent);
 int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, int cpu, int fd);
@@ -114,6 +115,8 @@ void kvm_events_bpf_record__delete(struct kvm_events_bpf_record *rec);
 u32 kvm_events_bpf_record__nr_events(const struct kvm_events_bpf_record *rec);
 const char *kvm_events_bpf_record__event(const struct kvm_events_bpf_record *rec, u32 i);
 const struct record_hooks *kvm_events_bpf_record__hooks(const struct kvm_events_bpf_record *rec);
+/* perf record's --control option, that the dumps wake it through */
+const char *kvm_events_bpf_record__control(const struct kvm_events_bpf_record *rec);
 #else
 #include <stdio.h>
 #include <linux/compiler.h>

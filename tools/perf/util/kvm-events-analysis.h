@@ -47,9 +47,6 @@ struct kvm_events_analysis {
 
 #define KVM_EVENTS_NO_TIME	(~0ULL)
 
-/* Room for every analysis of the table, and some to come */
-#define KVM_EVENTS_MAX_ANALYSES	16
-
 /* Where keys that differ by architecture keep their isa */
 #define KVM_EVENTS_KEY_ISA_SHIFT	32
 

@@ -122,9 +122,9 @@ void kvm_events_bpf__add_counts(struct kvm_events_report *report,
 		t->read += c->events[i];
 		t->by_tp[tps[i] % KVM_TP__NR] += c->events[i];
 	}
-	t->paired_end = c->paired_end;
-	t->unused = c->unused;
-	t->no_memory = c->full_threads + c->full_keys;
+	t->paired_end += c->paired_end;
+	t->unused += c->unused;
+	t->no_memory += c->full_threads + c->full_keys;
 }
 
 const char *kvm_events_bpf_recording__analysis(struct evsel *evsel)
@@ -257,6 +257,7 @@ static void end_dump(struct kvm_events_bpf_recording *rec,
 		return;
 	}
 	d->counts = *c;
+	d->counts.analysis[sizeof(d->counts.analysis) - 1] = '\0';
 	d->time = time;
 	/* The whole one becomes the one to read into. */
 	done = rec->whole;
@@ -344,6 +345,11 @@ static void add_whole_event(struct kvm_events_report *report, const struct whole
 	}
 	if (report->opts.top)
 		kvm_events_report__outlier(report, &o);
+}
+
+const char *kvm_events_bpf_recording__dumped(const struct kvm_events_bpf_recording *rec)
+{
+	return rec->whole.number ? rec->whole.counts.analysis : NULL;
 }
 
 int kvm_events_bpf_recording__finish(struct kvm_events_bpf_recording *rec,

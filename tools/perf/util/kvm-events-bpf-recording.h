@@ -39,6 +39,8 @@ void kvm_events_bpf_recording__delete(struct kvm_events_bpf_recording *rec);
 int kvm_events_bpf_recording__add(struct kvm_events_bpf_recording *rec,
 				  struct kvm_events_report *report,
 				  const struct perf_sample *sample);
+/* The analysis of its last whole dump; NULL: none */
+const char *kvm_events_bpf_recording__dumped(const struct kvm_events_bpf_recording *rec);
 /* The last whole dump, with the events, into @report */
 int kvm_events_bpf_recording__finish(struct kvm_events_bpf_recording *rec,
 				     struct kvm_events_report *report);

@@ -17,9 +17,9 @@
 #include "data.h"
 #include "debug.h"
 #include "evlist.h"
+#include "evsel.h"
 #include "header.h"
 #include "kvm-events.h"
-#include "kvm-events-bpf-recording.h"
 #include "kvm-events-input.h"
 #include "kvm-events-pipeline.h"
 #include "kvm-events-queue.h"
@@ -150,8 +150,8 @@ static const char *reader__cannot_read(struct perf_session *session)
 	if (sizeof(size_t) != sizeof(u64))
 		return "this perf is a 32-bit program";
 	evlist__for_each_entry(session->evlist, evsel) {
-		if (kvm_events_bpf_recording__analysis(evsel))
-			return "it was recorded with --use-bpf";
+		if (evsel__is_bpf_output(evsel))
+			return "it holds bpf-output events (record --use-bpf)";
 	}
 	return NULL;
 }

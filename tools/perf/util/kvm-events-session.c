@@ -37,6 +37,8 @@ static struct kvm_events_decoder bpf_records;
 
 static const struct kvm_events_decoder *evsel_decoder(struct kvm_events_input *input,
 						      struct evsel *evsel);
+static int add_bpf_sample(struct kvm_events_recording *kvm, struct evsel *evsel,
+			  struct perf_sample *sample);
 
 static int process_sample(const struct perf_tool *tool,
 			  union perf_event *event __maybe_unused,
@@ -54,7 +56,7 @@ static int process_sample(const struct perf_tool *tool,
 		return 0;
 	}
 	if (dec == &bpf_records)
-		return kvm_events_bpf_recording__add(kvm->bpf, &kvm->report, sample);
+		return add_bpf_sample(kvm, evsel, sample);
 	/* As the data section reader does: counted, not decoded. */
 	if (!kvm_events_report__reads(&kvm->report, dec->tp)) {
 		kvm_events_report__skip(&kvm->report, dec->tp, 1);
@@ -131,24 +133,67 @@ static int process_lost_samples(const struct perf_tool *tool,
 	return 0;
 }
 
-/* record --use-bpf's event: that of the analysis reported is read. */
-static int setup_bpf_records(struct kvm_events_recording *kvm, struct evsel *evsel)
+/*
+ * record --use-bpf's events: that of the analysis reported, named
+ * @analysis; in a recording whose perf record was killed before it named
+ * its events, each bpf-output event, whose dumps say its analysis.
+ */
+static int setup_bpf_records(struct kvm_events_recording *kvm, struct evsel *evsel,
+			     const char *analysis)
 {
-	if (strcmp(kvm_events_bpf_recording__analysis(evsel), kvm->analysis->name)) {
+	struct kvm_events_bpf_source *src = &kvm->bpf[kvm->nr_bpf];
+
+	if (analysis && strcmp(analysis, kvm->analysis->name)) {
 		kvm->bpf_other = true;
 		return 0;
 	}
-	if (!kvm->bpf)
-		kvm->bpf = kvm_events_bpf_recording__new(kvm->input);
-	if (!kvm->bpf)
+	if (kvm->nr_bpf == ARRAY_SIZE(kvm->bpf))
+		return 0;
+	src->rec = kvm_events_bpf_recording__new(kvm->input);
+	if (!src->rec)
 		return -ENOMEM;
+	src->evsel = evsel;
+	kvm->nr_bpf++;
 	evsel->priv = &bpf_records;
 	return 1;
+}
+
+static int add_bpf_sample(struct kvm_events_recording *kvm, struct evsel *evsel,
+			  struct perf_sample *sample)
+{
+	u32 i;
+
+	for (i = 0; i < kvm->nr_bpf; i++) {
+		if (kvm->bpf[i].evsel == evsel)
+			return kvm_events_bpf_recording__add(kvm->bpf[i].rec, &kvm->report, sample);
+	}
+	return 0;
+}
+
+/* The report's from the source whose last whole dump is of its analysis */
+static int finish_bpf(struct kvm_events_recording *kvm)
+{
+	bool dumped = false;
+	const char *name;
+	u32 i;
+
+	for (i = 0; i < kvm->nr_bpf; i++) {
+		name = kvm_events_bpf_recording__dumped(kvm->bpf[i].rec);
+		if (name && !strcmp(name, kvm->analysis->name))
+			return kvm_events_bpf_recording__finish(kvm->bpf[i].rec, &kvm->report);
+		dumped |= name != NULL;
+	}
+	if (!dumped)
+		return kvm_events_bpf_recording__finish(kvm->bpf[0].rec, &kvm->report);
+	pr_err("%s: recorded with --use-bpf for other analyses than %s; record with: perf kvm-events record --use-bpf --event %s\n",
+	       kvm->input, kvm->analysis->name, kvm->analysis->name);
+	return -EINVAL;
 }
 
 /* Gives @evsel its decoder; returns 1 for a kvm one, 0 for another. */
 static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 {
+	const char *analysis;
 	struct kvm_events_decoder *dec;
 	int err;
 
@@ -156,8 +201,10 @@ static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && !evsel->tp_format)
 		return 0;
 	evsel->priv = &not_kvm;
-	if (kvm_events_bpf_recording__analysis(evsel))
-		return setup_bpf_records(kvm, evsel);
+	analysis = kvm_events_bpf_recording__analysis(evsel);
+	if (analysis || (evsel__is_bpf_output(evsel) &&
+			 !perf_header__has_feat(&kvm->session->header, HEADER_EVENT_DESC)))
+		return setup_bpf_records(kvm, evsel, analysis);
 	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
 		return 0;
 	dec = zalloc(sizeof(*dec));
@@ -497,7 +544,7 @@ static int recording__read(struct kvm_events_recording *kvm,
 		       kvm->input);
 		ret = -EINVAL;
 	}
-	if (ret > 0 && kvm->bpf)
+	if (ret > 0 && kvm->nr_bpf)
 		ret = check_bpf_options(kvm);
 	if (ret > 0)
 		ret = parse_time_option(kvm);
@@ -516,8 +563,8 @@ static int recording__read(struct kvm_events_recording *kvm,
 		       kvm->input);
 		ret = -EINVAL;
 	}
-	if (!ret && kvm->bpf)
-		ret = kvm_events_bpf_recording__finish(kvm->bpf, &kvm->report);
+	if (!ret && kvm->nr_bpf)
+		ret = finish_bpf(kvm);
 	else if (!ret)
 		warn_missing_tracepoints(kvm, analysis);
 	free_decoders(session->evlist);
@@ -538,9 +585,12 @@ int kvm_events_recording__load(struct kvm_events_recording *rec,
 
 void kvm_events_recording__exit(struct kvm_events_recording *rec)
 {
+	u32 i;
+
 	kvm_events_report__exit(&rec->report);
 	kvm_events_heatmap__delete(rec->heatmap);
-	kvm_events_bpf_recording__delete(rec->bpf);
+	for (i = 0; i < rec->nr_bpf; i++)
+		kvm_events_bpf_recording__delete(rec->bpf[i].rec);
 	kvm_events_vms__delete(rec->vms);
 	intlist__delete(rec->vm_pids);
 	if (rec->session)

@@ -15,6 +15,7 @@
 
 struct perf_session;
 struct kvm_events_heatmap;
+struct evsel;
 struct kvm_events_bpf_recording;
 struct kvm_events_vm_filter;
 struct kvm_events_vms;
@@ -39,7 +40,11 @@ struct kvm_events_recording {
 	const struct kvm_events_analysis *analysis;
 	struct kvm_events_heatmap	*heatmap;	/* --heatmap's counts */
 	/* record --use-bpf's events of the analysis, and whether of others */
-	struct kvm_events_bpf_recording	*bpf;
+	struct kvm_events_bpf_source {
+		struct evsel			*evsel;
+		struct kvm_events_bpf_recording	*rec;
+	}				bpf[KVM_EVENTS_MAX_ANALYSES];
+	u32				nr_bpf;
 	bool				bpf_other;
 	struct kvm_events_vms		*vms;		/* the header's names, or NULL */
 	struct intlist			*vm_pids;	/* --vm's, in opts.pids */

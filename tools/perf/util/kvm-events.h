@@ -375,6 +375,8 @@ const char *kvm_tp_role__name(enum kvm_tp_role tp);
 /* "system:name" of every tracepoint a decoder knows, for record */
 size_t kvm_events_tracepoints(u32 tps, const char **names, size_t max);
 u32 kvm_events_record_tps(const char *list);
+/* Room for every analysis of the table, and some to come */
+#define KVM_EVENTS_MAX_ANALYSES	16
 size_t kvm_events_analyses_of(const char *list, const struct kvm_events_analysis **chosen,
 			      size_t max);
 u32 kvm_events_analysis__needs(const struct kvm_events_analysis *analysis);

@@ -4,7 +4,8 @@
 
 # No guest here (a guest's counts are kvm-events-record-bpf-guest.sh's):
 # a recording of nothing holds the kernel's last dump, which report
-# reads; and each misuse is an error that says what was wrong.  About 3 s.
+# reads, also after a SIGKILL; and each misuse is an error that says
+# what was wrong.  About 15 s, 11.5 of them waiting for the first dump.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -39,6 +40,22 @@ want = {"min_time_ns": 2000000, "kept": 0, "recorded": 0, "lost_records": 0,
         "exact_percentiles": False}
 sys.exit(got != want and print(f"{got} != {want}"))' "$dir/json" ||
 	fail "report --json: totals.kernel" "$dir/json"
+
+# Killed (SIGKILL) after its first dump, at 10 s, a recording keeps the
+# counts of that dump, though perf record could not name its events.
+perf kvm-events record -q --use-bpf --event mmio -a -o "$dir/killed.data" > "$dir/log" 2>&1 &
+pid=$!
+sleep 11.5
+kill -9 $pid
+wait $pid 2> /dev/null
+perf kvm-events report -i "$dir/killed.data" --event mmio > "$dir/report" 2>&1 ||
+	fail "report of a killed record --use-bpf recording" "$dir/report"
+grep -q "^Counted in the kernel (record --use-bpf); events recorded whole:0;" "$dir/report" ||
+	fail "report: no counts of the killed recording's dump" "$dir/report"
+
+# diff reads it as any recording
+perf kvm-events diff --event mmio "$dir/none.data" "$dir/none.data" > "$dir/diff" 2>&1 ||
+	fail "diff of two record --use-bpf recordings" "$dir/diff"
 
 # expect_error WANT COMMAND...: COMMAND fails, not by a signal (129 is
 # perf's usage error, after an option's own line), WANT its first line

@@ -75,6 +75,7 @@ __u32 filter_children;
 __u32 parent_tgid;
 __u32 emit_records;
 __u64 min_time_ns;
+char analysis[KVM_EVENTS_BPF_NAME_LEN];
 __u32 dumps;
 
 struct kvm_events_bpf_counts counts;
@@ -455,6 +456,7 @@ int dump_maps(void *ctx)
 	rec.min_time_ns = min_time_ns;
 	rec.nr_keys = d.nr_keys;
 	rec.nr_buckets = d.nr_buckets;
+	__builtin_memcpy(rec.analysis, analysis, sizeof(rec.analysis));
 	bpf_perf_event_output(ctx, &records, BPF_F_CURRENT_CPU, &rec, sizeof(rec));
 	return 0;
 }

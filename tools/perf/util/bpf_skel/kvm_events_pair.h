@@ -120,6 +120,7 @@ struct kvm_events_bpf_counts {
  */
 /* The name of an analysis' bpf-output event: this prefix, then its name */
 #define KVM_EVENTS_BPF_EVENT_PREFIX	"kvm_events_"
+#define KVM_EVENTS_BPF_NAME_LEN		16
 
 enum kvm_events_bpf_rec_type {
 	KVM_EVENTS_BPF_REC_EVENT = 1,
@@ -161,6 +162,8 @@ struct kvm_events_bpf_rec_counts {
 	__u64				min_time_ns;
 	__u32				nr_keys;	/* the dump's REC_KEYs */
 	__u32				nr_buckets;
+	/* Its analysis: a killed perf record did not name its events */
+	char				analysis[KVM_EVENTS_BPF_NAME_LEN];
 };
 
 /* The bucket of @ns: as latency-dist.c's octave * 2^SUB_BITS + sub */
