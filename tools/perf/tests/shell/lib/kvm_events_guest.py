@@ -84,14 +84,17 @@ def key_prefix(key):
 
 # The analyses of the bundled guest that record --use-bpf is checked in
 BPF_ANALYSES = ("vmexit", "mmio", "ioport", "userspace", "msr", "hypercall", "halt")
-# The times the program takes are not perf's: on qemu's emulated CPU,
-# live --use-bpf's and a plain recording's medians of the same run were
-# seen 1 to 5 us apart, 3% for a key of 40 exits, and each program on a
-# tracepoint lengthens the plain recording's intervals (about 2 us per
-# program there).  Medians of keys of at least BPF_P50_MIN timed samples
-# agree within BPF_P50_SLACK and BPF_P50_SLACK_NS.
+# The times the program takes are not perf's: each runs at its own place
+# among the tracepoint's users, and the programs' work at an end lengthens
+# what perf measures after them.  On qemu's emulated CPU live --use-bpf's
+# medians and a plain recording's of the same run were seen 1 to 7 us
+# (3% to 20%) shorter, and record --use-bpf's of vmexit 20 us (21%)
+# shorter on 6.1 under a loaded host; never longer.  Medians of keys of
+# at least BPF_P50_MIN timed samples are at most BPF_P50_SHORTER shorter
+# and BPF_P50_LONGER longer than the plain ones, BPF_P50_SLACK_NS beside.
 BPF_P50_MIN = 10
-BPF_P50_SLACK = 0.1
+BPF_P50_SHORTER = 0.4
+BPF_P50_LONGER = 0.1
 BPF_P50_SLACK_NS = 5000
 
 
@@ -122,7 +125,8 @@ def guest_counts(data, counts):
 
 def same_keys(data, plain, analysis, got, medians):
     """GOT, report --json of DATA, has the keys, samples and timed samples
-    of PLAIN's, and if MEDIANS, medians within BPF_P50_SLACK"""
+    of PLAIN's, and if MEDIANS, medians within BPF_P50_SHORTER and
+    BPF_P50_LONGER of PLAIN's"""
     want = {k["key"]: k for k in report(plain, ["--event", analysis])["keys"]}
     keys = {k["key"]: k for k in got["keys"]}
     counts = {k: (v["samples"], v["timed"]) for k, v in keys.items()}
@@ -134,8 +138,9 @@ def same_keys(data, plain, analysis, got, medians):
     for key, k in keys.items():
         if not medians or k["timed"] < BPF_P50_MIN:
             continue
-        slack = want[key]["p50_ns"] * BPF_P50_SLACK + BPF_P50_SLACK_NS
-        if abs(k["p50_ns"] - want[key]["p50_ns"]) > slack:
+        plain = want[key]["p50_ns"]
+        if not (plain * (1 - BPF_P50_SHORTER) - BPF_P50_SLACK_NS <= k["p50_ns"] <=
+                plain * (1 + BPF_P50_LONGER) + BPF_P50_SLACK_NS):
             fail(f"{data} {analysis}", f"{key}: p50 {k['p50_ns']} ns, "
                  f"recorded plainly {want[key]['p50_ns']} ns")
 
@@ -143,7 +148,7 @@ def same_keys(data, plain, analysis, got, medians):
 def cmd_guest_bpf(data, plain, min_ns, analyses):
     """DATA, record --use-bpf --min-time MIN_NS of the bundled guest, and
     PLAIN, a plain recording of the same run: in each of ANALYSES the keys,
-    samples and timed samples of PLAIN, and medians within BPF_P50_SLACK"""
+    samples and timed samples of PLAIN, and medians near PLAIN's"""
     for analysis in analyses:
         got = report(data, ["--event", analysis])
         kernel_totals(f"{data} {analysis}", got, min_ns)
