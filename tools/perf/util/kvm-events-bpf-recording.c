@@ -266,6 +266,15 @@ static void end_dump(struct kvm_events_bpf_recording *rec,
 	d->number = 0;
 }
 
+/* One record, copied out of the raw data, which is 4-byte aligned only */
+union bpf_record {
+	struct kvm_events_bpf_rec_head		head;
+	struct kvm_events_bpf_rec_event		event;
+	struct kvm_events_bpf_rec_key		key;
+	struct kvm_events_bpf_rec_bucket	bucket;
+	struct kvm_events_bpf_rec_counts	counts;
+};
+
 int kvm_events_bpf_recording__add(struct kvm_events_bpf_recording *rec,
 				  struct kvm_events_report *report,
 				  const struct perf_sample *sample)
@@ -276,39 +285,42 @@ int kvm_events_bpf_recording__add(struct kvm_events_bpf_recording *rec,
 		[KVM_EVENTS_BPF_REC_BUCKET] = sizeof(struct kvm_events_bpf_rec_bucket),
 		[KVM_EVENTS_BPF_REC_COUNTS] = sizeof(struct kvm_events_bpf_rec_counts),
 	};
-	const struct kvm_events_bpf_rec_head *head = sample->raw_data;
+	union bpf_record r = { .head.type = 0 };
 	struct dump *d;
 	void *slot;
 
-	if (sample->raw_size < sizeof(*head) || !head->type || head->type >= ARRAY_SIZE(sizes) ||
-	    sample->raw_size < sizes[head->type]) {
+	if (sample->raw_size >= sizeof(r.head))
+		memcpy(&r.head, sample->raw_data, sizeof(r.head));
+	if (!r.head.type || r.head.type >= ARRAY_SIZE(sizes) ||
+	    sample->raw_size < sizes[r.head.type]) {
 		pr_err("%s: --use-bpf record at %llu: %u bytes of type %u, not one perf kvm-events wrote\n",
 		       rec->input, (unsigned long long)sample->time, sample->raw_size,
-		       sample->raw_size >= sizeof(*head) ? head->type : 0);
+		       r.head.type);
 		return -EINVAL;
 	}
-	switch (head->type) {
+	memcpy(&r, sample->raw_data, sizes[r.head.type]);
+	switch (r.head.type) {
 	case KVM_EVENTS_BPF_REC_EVENT:
-		return add_event(rec, report, sample->raw_data, sample->time);
+		return add_event(rec, report, &r.event, sample->time);
 	case KVM_EVENTS_BPF_REC_KEY:
-		d = dump_of(rec, head->dump);
+		d = dump_of(rec, r.head.dump);
 		slot = grow((void **)&d->keys, &d->alloc_keys, d->nr_keys, sizeof(*d->keys));
 		if (!slot)
 			return -ENOMEM;
-		memcpy(slot, sample->raw_data, sizeof(*d->keys));
+		memcpy(slot, &r.key, sizeof(r.key));
 		d->nr_keys++;
 		return 0;
 	case KVM_EVENTS_BPF_REC_BUCKET:
-		d = dump_of(rec, head->dump);
+		d = dump_of(rec, r.head.dump);
 		slot = grow((void **)&d->buckets, &d->alloc_buckets, d->nr_buckets,
 			    sizeof(*d->buckets));
 		if (!slot)
 			return -ENOMEM;
-		memcpy(slot, sample->raw_data, sizeof(*d->buckets));
+		memcpy(slot, &r.bucket, sizeof(r.bucket));
 		d->nr_buckets++;
 		return 0;
 	default:
-		end_dump(rec, sample->raw_data, sample->time);
+		end_dump(rec, &r.counts, sample->time);
 		return 0;
 	}
 }
