@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -249,25 +248,6 @@ static u64 monotonic_ms(void)
 }
 
 /* -p's list into the program's filter */
-static int add_pids(struct kvm_events_bpf *bpf, const char *list)
-{
-	const char *p = list;
-
-	while (*p) {
-		char *end;
-		long pid = strtol(p, &end, 10);
-
-		if (end == p || pid <= 0 || pid > INT_MAX || (*end && *end != ',')) {
-			pr_err("perf kvm-events live: -p %s: not a list of process ids\n", list);
-			return -EINVAL;
-		}
-		if (kvm_events_bpf__add_pid(bpf, pid))
-			return -E2BIG;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
 /*
  * The workload, forked now, run once the program is attached: it waits
  * for a byte on *go; a closed pipe, without it, ends it unrun.
@@ -401,7 +381,7 @@ static int setup(struct bpf_live *live, const char *pids, pid_t workload)
 	if (kvm_events_live_vms__scan(&live->vms, "/proc"))
 		return -ENOMEM;
 	if (kvm_events_bpf__add_analysis(live->bpf, args->analysis) ||
-	    (pids && add_pids(live->bpf, pids)) ||
+	    (pids && kvm_events_bpf__add_pids(live->bpf, pids)) ||
 	    (workload > 0 && kvm_events_bpf__add_pid(live->bpf, workload)) ||
 	    kvm_events_bpf__start(live->bpf))
 		return -EINVAL;

@@ -146,23 +146,11 @@ static void stopping(void *arg)
 
 static int add_pids(struct kvm_events_bpf_record *rec, const char *list)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
-	int err = copy ? 0 : -ENOMEM;
+	int err = 0;
 	u32 i;
 
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long pid = strtol(tok, &end, 10);
-
-		if (*end || pid <= 0) {
-			pr_err("perf kvm-events record: -p %s: %s is no process id\n", list, tok);
-			err = -EINVAL;
-		}
-		for (i = 0; i < rec->nr && !err; i++)
-			err = kvm_events_bpf__add_pid(rec->bpf[i], pid);
-	}
-	free(copy);
+	for (i = 0; i < rec->nr && !err; i++)
+		err = kvm_events_bpf__add_pids(rec->bpf[i], list);
 	rec->by_pid = true;
 	return err;
 }

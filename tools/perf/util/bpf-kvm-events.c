@@ -10,6 +10,8 @@
  * knows nothing of any analysis, and adding one needs nothing here.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -243,6 +245,25 @@ int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid)
 		return -E2BIG;
 	}
 	bpf->pids[bpf->nr_pids++] = pid;
+	return 0;
+}
+
+int kvm_events_bpf__add_pids(struct kvm_events_bpf *bpf, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || pid <= 0 || pid > INT_MAX || (*end && *end != ',')) {
+			pr_err("perf kvm-events: -p %s: not a list of process ids\n", list);
+			return -EINVAL;
+		}
+		if (kvm_events_bpf__add_pid(bpf, pid))
+			return -E2BIG;
+		p = *end ? end + 1 : end;
+	}
 	return 0;
 }
 

@@ -58,6 +58,8 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 			     const struct kvm_events_decoder *dec);
 /* Only these processes (before load); by default every one */
 int kvm_events_bpf__add_pid(struct kvm_events_bpf *bpf, pid_t pid);
+/* Each of -p's comma separated list */
+int kvm_events_bpf__add_pids(struct kvm_events_bpf *bpf, const char *list);
 int kvm_events_bpf__start(struct kvm_events_bpf *bpf);
 /* __start() in two: load (errors before perf record starts), then attach */
 int kvm_events_bpf__load(struct kvm_events_bpf *bpf);
