@@ -293,6 +293,11 @@ static int kvm_events_record_bpf(int argc, const char **argv, const char *events
 		explain_missing_tracepoints();
 		return 1;
 	}
+	/* report's reader of a stream takes bpf-output events for tracepoints */
+	if (!recorded_file(argc, argv)) {
+		pr_err("perf kvm-events record: --use-bpf: writes a file, not a pipe (-o -), for now\n");
+		return 1;
+	}
 	bpf = kvm_events_bpf_record__new(events, min_time_ns, pids);
 	if (!bpf)
 		return 1;

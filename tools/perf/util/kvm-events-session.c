@@ -135,8 +135,9 @@ static int process_lost_samples(const struct perf_tool *tool,
 
 /*
  * record --use-bpf's events: that of the analysis reported, named
- * @analysis; in a recording whose perf record was killed before it named
- * its events, each bpf-output event, whose dumps say its analysis.
+ * @analysis; in a pipe or a recording whose perf record was killed before
+ * it named its events, each unnamed bpf-output event, whose dumps say its
+ * analysis.
  */
 static int setup_bpf_records(struct kvm_events_recording *kvm, struct evsel *evsel,
 			     const char *analysis)
@@ -195,15 +196,17 @@ static int setup_decoder(struct kvm_events_recording *kvm, struct evsel *evsel)
 {
 	const char *analysis;
 	struct kvm_events_decoder *dec;
+	bool unnamed;
 	int err;
 
 	/* A stream's tracing data may come after its attributes: ask again. */
 	if (evsel->core.attr.type == PERF_TYPE_TRACEPOINT && !evsel->tp_format)
 		return 0;
 	evsel->priv = &not_kvm;
+	/* Before evsel__name() makes one up: a pipe or a killed perf record names none */
+	unnamed = evsel__is_bpf_output(evsel) && !evsel->name;
 	analysis = kvm_events_bpf_recording__analysis(evsel);
-	if (analysis || (evsel__is_bpf_output(evsel) &&
-			 !perf_header__has_feat(&kvm->session->header, HEADER_EVENT_DESC)))
+	if (analysis || unnamed)
 		return setup_bpf_records(kvm, evsel, analysis);
 	if (evsel->core.attr.type != PERF_TYPE_TRACEPOINT)
 		return 0;

@@ -80,6 +80,8 @@ expect_error "perf kvm-events record: --min-time: only with --use-bpf" \
 	perf kvm-events record --min-time 10us -o "$dir/x.data" -- true
 expect_error "perf kvm-events record: --min-time 10xs: expected a whole number of ns, us, ms or s" \
 	perf kvm-events record --use-bpf --min-time 10xs -o "$dir/x.data" -- true
+expect_error "perf kvm-events record: --use-bpf: writes a file, not a pipe (-o -), for now" \
+	perf kvm-events record --use-bpf -o - -- true
 msg="perf kvm-events record: --sched: not yet with --use-bpf,"
 expect_error "$msg whose program splits no time" \
 	perf kvm-events record --use-bpf --sched -o "$dir/x.data" -- true
