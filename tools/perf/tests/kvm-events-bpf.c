@@ -87,14 +87,16 @@ static const struct kvm_events_analysis getppid_analysis = {
 	.begin = getppid_begin, .end = getppid_end, .key_name = getppid_key_name,
 };
 
-/* syscalls:NAME as @role, keyed by its __syscall_nr if @keyed */
+/* syscalls:NAME as @role to @analysis, keyed by its __syscall_nr if @keyed */
 static int add_syscall(struct kvm_events_bpf *bpf, const char *name, u32 role,
-		       u32 tp, bool keyed)
+		       u32 tp, bool keyed, u32 analysis)
 {
-	struct kvm_events_bpf_slot slot = { .tp = tp, .role = { role }, .keyed = { keyed } };
+	struct kvm_events_bpf_slot slot = { .tp = tp };
 	struct kvm_events_decoder dec = { .tp = tp };
 	struct tep_event *event = trace_event__tp_format("syscalls", name);
 
+	slot.of[analysis % KVM_EVENTS_BPF_MAX_ANALYSES].role[0] = role;
+	slot.of[analysis % KVM_EVENTS_BPF_MAX_ANALYSES].keyed[0] = keyed;
 	if (IS_ERR_OR_NULL(event)) {
 		pr_debug("no syscalls:%s tracepoint\n", name);
 		return TEST_SKIP;
@@ -116,6 +118,7 @@ struct syscall_slot {
 	u32		role;
 	u32		tp;
 	bool		keyed;
+	u32		analysis;	/* the program's */
 };
 
 static int start(struct kvm_events_bpf **bpfp, u32 map_entries,
@@ -128,10 +131,11 @@ static int start(struct kvm_events_bpf **bpfp, u32 map_entries,
 	if (!bpf)
 		return TEST_SKIP;
 	for (i = 0; i < nr && ret == TEST_OK; i++)
-		ret = add_syscall(bpf, slots[i].name, slots[i].role, slots[i].tp, slots[i].keyed);
+		ret = add_syscall(bpf, slots[i].name, slots[i].role, slots[i].tp, slots[i].keyed,
+				  slots[i].analysis);
 	if (ret == TEST_OK && kvm_events_bpf__add_pid(bpf, getpid()))
 		ret = TEST_FAIL;
-	/* Not root, no BTF, a kernel too old for attach cookies */
+	/* Not root, no BTF, a kernel too old for attach cookies or bpf_loop */
 	if (ret == TEST_OK && kvm_events_bpf__start(bpf))
 		ret = TEST_SKIP;
 	return ret;
@@ -165,6 +169,14 @@ static struct kvm_events_bpf_key key_of(long nr, u32 tp)
 	};
 }
 
+static struct kvm_events_bpf_key analysis_key_of(long nr, u32 tp, u32 analysis)
+{
+	struct kvm_events_bpf_key key = key_of(nr, tp);
+
+	key.analysis = analysis;
+	return key;
+}
+
 static u64 sum_buckets(struct kvm_events_bpf *bpf, const struct kvm_events_bpf_key *key)
 {
 	u64 sum = 0;
@@ -195,8 +207,8 @@ static u64 bucket_percentile(struct kvm_events_bpf *bpf, const struct kvm_events
 }
 
 static const struct syscall_slot pair_slots[] = {
-	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true },
-	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false },
+	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 0 },
+	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false, 0 },
 };
 
 static int check_pairs(struct kvm_events_bpf *bpf)
@@ -206,7 +218,7 @@ static int check_pairs(struct kvm_events_bpf *bpf)
 	struct kvm_events_bpf_stats st;
 
 	calls(SYS_getppid, NR_CALLS);
-	kvm_events_bpf__counts(bpf, &c);
+	kvm_events_bpf__counts(bpf, 0, &c);
 	TEST_ASSERT_VAL("the key is in the map", !kvm_events_bpf__stats(bpf, &key, &st));
 	TEST_ASSERT_VAL("N samples", st.samples == NR_CALLS);
 	TEST_ASSERT_VAL("N paired", st.timed == NR_CALLS);
@@ -231,6 +243,47 @@ static int test__kvm_events_bpf_pairs(struct test_suite *test __maybe_unused,
 				      int subtest __maybe_unused)
 {
 	return run_check(64, pair_slots, ARRAY_SIZE(pair_slots), check_pairs);
+}
+
+/* Analyses 0 and 1 both pair getppid: as record --use-bpf's vmexit and mmio */
+static const struct syscall_slot two_analyses[] = {
+	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 0 },
+	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false, 0 },
+	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 1 },
+	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false, 1 },
+};
+
+static int check_two_analyses(struct kvm_events_bpf *bpf)
+{
+	struct kvm_events_bpf_key third = analysis_key_of(SYS_getppid, BEGIN_TP, 2);
+	struct kvm_events_bpf_counts c;
+	struct kvm_events_bpf_stats st;
+	u32 a;
+
+	TEST_ASSERT_VAL("two tracepoints, one slot each", kvm_events_bpf__nr_slots(bpf) == 2);
+	calls(SYS_getppid, NR_CALLS);
+	for (a = 0; a < 2; a++) {
+		struct kvm_events_bpf_key key = analysis_key_of(SYS_getppid, BEGIN_TP, a);
+
+		kvm_events_bpf__counts(bpf, a, &c);
+		TEST_ASSERT_VAL("the analysis' key", !kvm_events_bpf__stats(bpf, &key, &st));
+		TEST_ASSERT_VAL("N pairs of each", st.samples == NR_CALLS && st.timed == NR_CALLS);
+		TEST_ASSERT_VAL("none unpaired", !st.no_end && !st.no_begin);
+		TEST_ASSERT_VAL("N durations", sum_buckets(bpf, &key) == NR_CALLS);
+		TEST_ASSERT_VAL("N begins, N ends", c.events[0] == NR_CALLS &&
+				c.events[1] == NR_CALLS && c.paired_end == NR_CALLS);
+		TEST_ASSERT_VAL("nothing else", !c.unused && !c.full_threads && !c.full_keys);
+	}
+	/* Analysis 2 was never configured: no key of it */
+	TEST_ASSERT_VAL("no third analysis", kvm_events_bpf__stats(bpf, &third, &st));
+	return TEST_OK;
+}
+
+/* One program, two analyses of the same tracepoints: each pairs them all */
+static int test__kvm_events_bpf_two_analyses(struct test_suite *test __maybe_unused,
+					     int subtest __maybe_unused)
+{
+	return run_check(64, two_analyses, ARRAY_SIZE(two_analyses), check_two_analyses);
 }
 
 static int check_report(struct kvm_events_bpf *bpf)
@@ -280,12 +333,12 @@ static int test__kvm_events_bpf_report(struct test_suite *test __maybe_unused,
 }
 
 static const struct syscall_slot begin_only[] = {
-	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true },
+	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 0 },
 };
 
 /* Keyed ends (as MMIO reads) without a begin */
 static const struct syscall_slot end_only[] = {
-	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, BEGIN_TP, true },
+	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, BEGIN_TP, true, 0 },
 };
 
 static int check_unpaired(struct kvm_events_bpf *bpf, bool begins)
@@ -298,7 +351,7 @@ static int check_unpaired(struct kvm_events_bpf *bpf, bool begins)
 	int ret = TEST_FAIL;
 
 	calls(SYS_getppid, NR_CALLS);
-	kvm_events_bpf__counts(bpf, &c);
+	kvm_events_bpf__counts(bpf, 0, &c);
 	if (kvm_events_bpf__stats(bpf, &bkey, &st) ||
 	    kvm_events_report__init(&report, &getppid_analysis, &opts) ||
 	    kvm_events_bpf__read(bpf, &report, true))
@@ -342,10 +395,10 @@ static int test__kvm_events_bpf_unpaired(struct test_suite *test __maybe_unused,
 
 /* Two keys, room for one: the second's samples are counted as dropped. */
 static const struct syscall_slot two_keys[] = {
-	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true },
-	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false },
-	{ "sys_enter_getpgid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true },
-	{ "sys_exit_getpgid", KVM_EVENTS_BPF_END, END_TP, false },
+	{ "sys_enter_getppid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 0 },
+	{ "sys_exit_getppid", KVM_EVENTS_BPF_END, END_TP, false, 0 },
+	{ "sys_enter_getpgid", KVM_EVENTS_BPF_BEGIN, BEGIN_TP, true, 0 },
+	{ "sys_exit_getpgid", KVM_EVENTS_BPF_END, END_TP, false, 0 },
 };
 
 #define NR_DROPPED	300
@@ -362,7 +415,7 @@ static int check_full(struct kvm_events_bpf *bpf)
 
 	calls(SYS_getppid, NR_CALLS);
 	calls(SYS_getpgid, NR_DROPPED);
-	kvm_events_bpf__counts(bpf, &c);
+	kvm_events_bpf__counts(bpf, 0, &c);
 	if (kvm_events_bpf__stats(bpf, &bkey, &st) ||
 	    kvm_events_report__init(&report, &getppid_analysis, &opts) ||
 	    kvm_events_bpf__read(bpf, &report, true))
@@ -398,16 +451,18 @@ static int check_mmio_slots(struct kvm_events_bpf *bpf)
 	TEST_ASSERT_VAL("three slots", kvm_events_bpf__nr_slots(bpf) == 3);
 	for (i = 0; i < 3; i++) {
 		const struct kvm_events_bpf_slot *s = kvm_events_bpf__slot(bpf, i);
+		const struct kvm_events_bpf_role_of *of = &s->of[0];
 
-		if (s->tp == KVM_TP_EXIT && !s->by_kind &&
-		    s->role[0] == KVM_EVENTS_BPF_BEGIN && !s->keyed[0])
+		if (s->tp == KVM_TP_EXIT && !of->by_kind &&
+		    of->role[0] == KVM_EVENTS_BPF_BEGIN && !of->keyed[0])
 			found |= 1;
-		if (s->tp == KVM_TP_ENTRY && !s->by_kind &&
-		    s->role[0] == KVM_EVENTS_BPF_END && !s->keyed[0])
+		if (s->tp == KVM_TP_ENTRY && !of->by_kind &&
+		    of->role[0] == KVM_EVENTS_BPF_END && !of->keyed[0])
 			found |= 2;
-		if (s->tp == KVM_TP_MMIO && s->by_kind && !s->role[0] && !s->role[3] &&
-		    s->role[1] == KVM_EVENTS_BPF_END && s->keyed[1] &&
-		    s->role[2] == KVM_EVENTS_BPF_BEGIN && s->keyed[2] &&
+		if (s->tp == KVM_TP_MMIO && of->by_kind && s->by_kind &&
+		    !of->role[0] && !of->role[3] &&
+		    of->role[1] == KVM_EVENTS_BPF_END && of->keyed[1] &&
+		    of->role[2] == KVM_EVENTS_BPF_BEGIN && of->keyed[2] &&
 		    s->code.size == 8 && s->kind.size == 4)
 			found |= 4;
 	}
@@ -455,9 +510,10 @@ static int test__kvm_events_bpf_none(struct test_suite *test __maybe_unused,
 #define test__kvm_events_bpf_unpaired	test__kvm_events_bpf_none
 #define test__kvm_events_bpf_full	test__kvm_events_bpf_none
 #define test__kvm_events_bpf_analyses	test__kvm_events_bpf_none
+#define test__kvm_events_bpf_two_analyses	test__kvm_events_bpf_none
 #endif /* HAVE_BPF_SKEL */
 
-#define BPF_REASON	"needs BPF skeletons, root and Linux 5.15"
+#define BPF_REASON	"needs BPF skeletons, root and Linux 5.17"
 
 static struct test_case kvm_events_bpf_tests[] = {
 	TEST_CASE("kvm-events bpf: the histogram's buckets are latency-dist's",
@@ -472,6 +528,8 @@ static struct test_case kvm_events_bpf_tests[] = {
 			 kvm_events_bpf_full, BPF_REASON),
 	TEST_CASE_REASON("kvm-events bpf: the analyses load on this kernel",
 			 kvm_events_bpf_analyses, BPF_REASON),
+	TEST_CASE_REASON("kvm-events bpf: two analyses of one tracepoint pair apart",
+			 kvm_events_bpf_two_analyses, BPF_REASON),
 	{ .name = NULL, }
 };
 

@@ -182,7 +182,7 @@ static void print_full(struct bpf_live *live)
 {
 	struct kvm_events_bpf_counts c;
 
-	kvm_events_bpf__counts(live->bpf, &c);
+	kvm_events_bpf__counts(live->bpf, 0, &c);
 	if (!c.full_threads && !c.full_keys && !c.full_buckets)
 		return;
 	printf("BPF maps full (--bpf-map-entries %u): left out %llu events of threads,",

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf kvm-events record --use-bpf: the pairing of live --use-bpf runs
- * while perf record writes the file.  Each analysis gets a program of its
- * own (util/bpf-kvm-events.c) and a bpf-output event, kvm_events_NAME,
- * that perf record records on every CPU.  The program writes each paired
+ * while perf record writes the file.  One program (util/bpf-kvm-events.c)
+ * pairs every analysis, so that an event costs one run however many read
+ * it, and each analysis has a bpf-output event, kvm_events_NAME, that
+ * perf record records on every CPU.  The program writes each paired
  * event of at least --min-time there whole, and dumps its maps there
  * every DUMP_INTERVAL_MS and at the end, so that a killed recording keeps
  * the counts of its last dump.  report reads it with
@@ -37,10 +38,10 @@
 #define DUMP_INTERVAL_MS	10000
 
 struct kvm_events_bpf_record {
-	const struct kvm_events_analysis	*analyses[KVM_EVENTS_MAX_ANALYSES];
-	struct kvm_events_bpf			*bpf[KVM_EVENTS_MAX_ANALYSES];
-	char					names[KVM_EVENTS_MAX_ANALYSES][64];
-	char					events[KVM_EVENTS_MAX_ANALYSES][128];
+	const struct kvm_events_analysis	*analyses[KVM_EVENTS_BPF_MAX_ANALYSES];
+	struct kvm_events_bpf			*bpf;
+	char					names[KVM_EVENTS_BPF_MAX_ANALYSES][64];
+	char					events[KVM_EVENTS_BPF_MAX_ANALYSES][128];
 	u32					nr;
 	bool					by_pid;	/* -p */
 	struct record_hooks			hooks;
@@ -56,7 +57,7 @@ static void dump_all(struct kvm_events_bpf_record *rec)
 	u32 i;
 
 	for (i = 0; i < rec->nr; i++) {
-		if (kvm_events_bpf__dump(rec->bpf[i]))
+		if (kvm_events_bpf__dump(rec->bpf, i))
 			pr_warning("perf kvm-events record: --use-bpf: cannot dump the counts of %s: %s\n",
 				   rec->analyses[i]->name, strerror(errno));
 	}
@@ -76,14 +77,14 @@ static void *dumper(void *arg)
 	return NULL;
 }
 
-/* The bpf-output event of each CPU, to write to */
-static int set_outputs(struct kvm_events_bpf *bpf, struct evsel *evsel)
+/* The bpf-output event of each CPU, for the analysis to write to */
+static int set_outputs(struct kvm_events_bpf *bpf, u32 analysis, struct evsel *evsel)
 {
 	struct perf_cpu cpu;
 	int idx, err;
 
 	perf_cpu_map__for_each_cpu(cpu, idx, evsel->core.cpus) {
-		err = kvm_events_bpf__set_output(bpf, cpu.cpu,
+		err = kvm_events_bpf__set_output(bpf, analysis, cpu.cpu,
 						 *(int *)xyarray__entry(evsel->core.fd, idx, 0));
 		if (err)
 			return err;
@@ -105,16 +106,19 @@ static int opened(struct evlist *evlist, void *arg)
 			       rec->names[i]);
 			return -ENOENT;
 		}
-		/* perf record's workload and its children, as its inherit takes */
-		if (!rec->by_pid && evlist->workload.pid > 0)
-			kvm_events_bpf__filter_children(rec->bpf[i], getpid());
-		err = set_outputs(rec->bpf[i], evsel) ?: kvm_events_bpf__attach(rec->bpf[i]);
+		err = set_outputs(rec->bpf, i, evsel);
 		if (err) {
 			pr_err("perf kvm-events record: --use-bpf: cannot write into %s: %s\n",
 			       rec->names[i], strerror(-err));
 			return err;
 		}
 	}
+	/* perf record's workload and its children, as its inherit takes */
+	if (!rec->by_pid && evlist->workload.pid > 0)
+		kvm_events_bpf__filter_children(rec->bpf, getpid());
+	err = kvm_events_bpf__attach(rec->bpf);
+	if (err)
+		return err;
 	if (pipe(rec->stop) || pthread_create(&rec->dumper, NULL, dumper, rec))
 		pr_warning("perf kvm-events record: --use-bpf: counts are dumped at the end only\n");
 	else
@@ -136,34 +140,16 @@ static void stop_dumper(struct kvm_events_bpf_record *rec)
 static void stopping(void *arg)
 {
 	struct kvm_events_bpf_record *rec = arg;
-	u32 i;
 
 	stop_dumper(rec);
-	for (i = 0; i < rec->nr; i++)
-		kvm_events_bpf__detach(rec->bpf[i]);
+	kvm_events_bpf__detach(rec->bpf);
 	dump_all(rec);
 }
 
-static int add_pids(struct kvm_events_bpf_record *rec, const char *list)
-{
-	int err = 0;
-	u32 i;
-
-	for (i = 0; i < rec->nr && !err; i++)
-		err = kvm_events_bpf__add_pids(rec->bpf[i], list);
-	rec->by_pid = true;
-	return err;
-}
-
 static int add_analysis(struct kvm_events_bpf_record *rec,
-			const struct kvm_events_analysis *analysis, u64 min_time_ns)
+			const struct kvm_events_analysis *analysis)
 {
-	struct kvm_events_bpf *bpf = kvm_events_bpf__new(KVM_EVENTS_BPF_MAP_ENTRIES);
-
-	if (!bpf)
-		return -ENOMEM;
 	rec->analyses[rec->nr] = analysis;
-	rec->bpf[rec->nr] = bpf;
 	snprintf(rec->names[rec->nr], sizeof(rec->names[0]), "%s%s",
 		 KVM_EVENTS_BPF_EVENT_PREFIX, analysis->name);
 	/* One sample per write, on each CPU: no child of its own */
@@ -171,8 +157,7 @@ static int add_analysis(struct kvm_events_bpf_record *rec,
 		 "bpf-output/no-inherit=1,name=%s%s/", KVM_EVENTS_BPF_EVENT_PREFIX,
 		 analysis->name);
 	rec->nr++;
-	kvm_events_bpf__set_records(bpf, min_time_ns, analysis->name);
-	return kvm_events_bpf__add_analysis(bpf, analysis);
+	return kvm_events_bpf__add_analysis(rec->bpf, analysis);
 }
 
 struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
@@ -180,17 +165,23 @@ struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
 							 const char *pids)
 {
 	struct kvm_events_bpf_record *rec = zalloc(sizeof(*rec));
-	const struct kvm_events_analysis *analyses[KVM_EVENTS_MAX_ANALYSES];
+	const struct kvm_events_analysis *analyses[KVM_EVENTS_BPF_MAX_ANALYSES];
 	int err = rec ? 0 : -ENOMEM;
 	size_t i, nr;
 
 	if (err)
 		return NULL;
+	rec->bpf = kvm_events_bpf__new(KVM_EVENTS_BPF_MAP_ENTRIES);
+	if (!rec->bpf) {
+		free(rec);
+		return NULL;
+	}
+	kvm_events_bpf__set_records(rec->bpf, min_time_ns);
 	nr = kvm_events_analyses_of(events, analyses, ARRAY_SIZE(analyses));
 	for (i = 0; i < nr && !err; i++) {
 		/* As record leaves out the tracepoints this kernel lacks */
 		if (kvm_events_bpf__kernel_has(analyses[i]))
-			err = add_analysis(rec, analyses[i], min_time_ns);
+			err = add_analysis(rec, analyses[i]);
 		else if (events)
 			pr_warning("perf kvm-events record: --use-bpf: this kernel lacks the tracepoints of --event %s: not recorded\n",
 				   analyses[i]->name);
@@ -199,15 +190,17 @@ struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
 		pr_err("perf kvm-events record: --use-bpf: this kernel has the tracepoints of none of the analyses asked for\n");
 		err = -ENOENT;
 	}
-	if (!err && pids)
-		err = add_pids(rec, pids);
+	if (!err && pids) {
+		err = kvm_events_bpf__add_pids(rec->bpf, pids);
+		rec->by_pid = true;
+	}
 	if (!err && pipe(rec->control))
 		err = -errno;
 	else if (!err)
 		snprintf(rec->control_option, sizeof(rec->control_option), "--control=fd:%d",
 			 rec->control[0]);
-	for (i = 0; i < rec->nr && !err; i++)
-		err = kvm_events_bpf__load(rec->bpf[i]);
+	if (!err)
+		err = kvm_events_bpf__load(rec->bpf);
 	if (err) {
 		kvm_events_bpf_record__delete(rec);
 		return NULL;
@@ -218,13 +211,10 @@ struct kvm_events_bpf_record *kvm_events_bpf_record__new(const char *events,
 
 void kvm_events_bpf_record__delete(struct kvm_events_bpf_record *rec)
 {
-	u32 i;
-
 	if (!rec)
 		return;
 	stop_dumper(rec);
-	for (i = 0; i < rec->nr; i++)
-		kvm_events_bpf__delete(rec->bpf[i]);
+	kvm_events_bpf__delete(rec->bpf);
 	if (rec->stop[0] > 0) {
 		close(rec->stop[0]);
 		close(rec->stop[1]);

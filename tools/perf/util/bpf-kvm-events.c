@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf kvm-events live --use-bpf: loads util/bpf_skel/kvm_events_pair.bpf.c,
- * configured for one analysis from the running kernel's tracepoint
- * formats, and reads its maps into a report.
+ * configured for one analysis (or, for record --use-bpf, several) from
+ * the running kernel's tracepoint formats, and reads its maps into a
+ * report.
  *
  * What each tracepoint is to the analysis (begin, end or a whole event,
  * and whether it names a key) is asked of the analysis' own ops, and the
@@ -39,6 +40,9 @@ struct kvm_events_bpf {
 	char				sys[KVM_EVENTS_BPF_MAX_SLOTS][32];
 	char				name[KVM_EVENTS_BPF_MAX_SLOTS][64];
 	u32				nr_slots;
+	u32				nr_analyses;
+	u32				slot_analyses;	/* 1 + the last with a role in a slot */
+	u32				nr_cpus;	/* possible: the records map's stride */
 	pid_t				pids[MAX_PIDS];
 	u32				nr_pids;
 };
@@ -58,6 +62,9 @@ struct kvm_events_bpf *kvm_events_bpf__new(u32 map_entries)
 		return NULL;
 	}
 	bpf->skel = skel;
+	bpf->nr_cpus = libbpf_num_possible_cpus();
+	bpf_map__set_max_entries(skel->maps.records,
+				 KVM_EVENTS_BPF_MAX_ANALYSES * bpf->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.threads, map_entries);
 	bpf_map__set_max_entries(skel->maps.keys, map_entries);
 	bpf_map__set_max_entries(skel->maps.buckets,
@@ -83,19 +90,25 @@ static void set_field(struct kvm_events_bpf_field *out, struct kvm_events_field_
 	out->size = at.size;
 }
 
-int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
-			     const struct kvm_events_bpf_slot *slot,
-			     const struct kvm_events_decoder *dec)
+/* The slot of @event, added if no analysis read it before */
+static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
+					   struct tep_event *event,
+					   const struct kvm_events_decoder *dec)
 {
 	struct kvm_events_bpf_slot *s;
+	u32 i;
 
+	for (i = 0; i < bpf->nr_slots; i++) {
+		if (!strcmp(bpf->sys[i], event->system) && !strcmp(bpf->name[i], event->name))
+			return &bpf->skel->bss->slots[i];
+	}
 	if (bpf->nr_slots == KVM_EVENTS_BPF_MAX_SLOTS) {
 		pr_err("perf kvm-events: --use-bpf: more than %d tracepoints\n",
 		       KVM_EVENTS_BPF_MAX_SLOTS);
-		return -E2BIG;
+		return NULL;
 	}
 	s = &bpf->skel->bss->slots[bpf->nr_slots];
-	*s = *slot;
+	s->tp = dec->tp;
 	set_field(&s->code, dec->code_at);
 	set_field(&s->kind, dec->kind_at);
 	set_field(&s->isa, dec->isa_at);
@@ -106,6 +119,29 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
 	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);
 	bpf->nr_slots++;
+	return s;
+}
+
+/* What @slot's analyses make of @event, beside those already reading it */
+int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
+			     const struct kvm_events_bpf_slot *slot,
+			     const struct kvm_events_decoder *dec)
+{
+	struct kvm_events_bpf_slot *s = slot_of(bpf, event, dec);
+	u32 a, kind;
+
+	if (!s)
+		return -E2BIG;
+	for (a = 0; a < KVM_EVENTS_BPF_MAX_ANALYSES; a++) {
+		for (kind = 0; kind < KVM_EVENTS_BPF_KINDS; kind++) {
+			if (slot->of[a].role[kind]) {
+				s->of[a] = slot->of[a];
+				s->by_kind |= slot->of[a].by_kind;
+				bpf->slot_analyses = max(bpf->slot_analyses, a + 1);
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -123,47 +159,48 @@ const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_b
 /* An arbitrary code, to tell whole()'s duration from KVM_EVENTS_NO_TIME */
 #define PROBE_CODE	12345
 
-/* What @analysis makes of an event of @slot's tp whose kind is @kind */
-static void probe_role(const struct kvm_events_analysis *analysis,
-		       struct kvm_events_bpf_slot *slot, u32 kind)
+/* What @analysis makes of an event of tracepoint @tp whose kind is @kind */
+static void probe_role(const struct kvm_events_analysis *analysis, u32 tp,
+		       struct kvm_events_bpf_role_of *of, u32 kind)
 {
 	struct kvm_events_sample s = {
-		.tp = slot->tp, .kind = kind, .code = PROBE_CODE, .flag = 1,
+		.tp = tp, .kind = kind, .code = PROBE_CODE, .flag = 1,
 		.vcpu = KVM_EVENTS_NO_VCPU,
 	};
 	u64 key, ns;
 
 	if (analysis->begin(&s, &key))
-		slot->role[kind] = KVM_EVENTS_BPF_BEGIN;
+		of->role[kind] = KVM_EVENTS_BPF_BEGIN;
 	else if (analysis->end(&s, &key))
-		slot->role[kind] = KVM_EVENTS_BPF_END;
+		of->role[kind] = KVM_EVENTS_BPF_END;
 	else if (analysis->whole && analysis->whole(&s, &key, &ns))
-		slot->role[kind] = KVM_EVENTS_BPF_WHOLE;
+		of->role[kind] = KVM_EVENTS_BPF_WHOLE;
 	else
 		return;
-	slot->keyed[kind] = key != KVM_EVENTS_NO_KEY;
-	if (slot->role[kind] == KVM_EVENTS_BPF_WHOLE)
-		slot->whole_timed = ns == PROBE_CODE;
+	of->keyed[kind] = key != KVM_EVENTS_NO_KEY;
+	if (of->role[kind] == KVM_EVENTS_BPF_WHOLE)
+		of->whole_timed = ns == PROBE_CODE;
 }
 
 /*
- * The slot of tracepoint @event for @analysis, if it has a role: its
- * role by kind where the analysis tells kinds apart (mmio's type is the
- * only such use, with kinds 1 and 2).
+ * The slot of tracepoint @event for @analysis, the program's analysis
+ * @a, if it has a role: its role by kind where the analysis tells kinds
+ * apart (mmio's type is the only such use, with kinds 1 and 2).
  */
-static int add_tracepoint(struct kvm_events_bpf *bpf,
+static int add_tracepoint(struct kvm_events_bpf *bpf, u32 a,
 			  const struct kvm_events_analysis *analysis,
 			  struct tep_event *event, const struct kvm_events_decoder *dec)
 {
 	struct kvm_events_bpf_slot slot = { .tp = dec->tp };
+	struct kvm_events_bpf_role_of *of = &slot.of[a];
 	bool any = false;
 	u32 kind;
 
 	for (kind = 0; kind < KVM_EVENTS_BPF_KINDS; kind++) {
-		probe_role(analysis, &slot, kind);
-		any |= slot.role[kind];
-		slot.by_kind |= slot.role[kind] != slot.role[0] ||
-				slot.keyed[kind] != slot.keyed[0];
+		probe_role(analysis, dec->tp, of, kind);
+		any |= of->role[kind];
+		of->by_kind |= of->role[kind] != of->role[0] ||
+			       of->keyed[kind] != of->keyed[0];
 	}
 	if (!any)
 		return 0;
@@ -204,7 +241,8 @@ static int analysis_tracepoints(struct kvm_events_bpf *bpf,
 				continue;	/* not this kernel's */
 			if (kvm_events_decoder__init(&dec, event))
 				return -EINVAL;
-			err = bpf ? add_tracepoint(bpf, analysis, event, &dec) : 0;
+			err = bpf ? add_tracepoint(bpf, bpf->nr_analyses, analysis, event,
+						   &dec) : 0;
 			if (err)
 				return err;
 			*found |= BIT(dec.tp);
@@ -225,8 +263,14 @@ int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 				 const struct kvm_events_analysis *analysis)
 {
 	u32 found = 0;
-	int err = analysis_tracepoints(bpf, analysis, &found);
+	int err;
 
+	if (bpf->nr_analyses == KVM_EVENTS_BPF_MAX_ANALYSES) {
+		pr_err("perf kvm-events: --use-bpf: more than %d analyses\n",
+		       KVM_EVENTS_BPF_MAX_ANALYSES);
+		return -E2BIG;
+	}
+	err = analysis_tracepoints(bpf, analysis, &found);
 	if (err)
 		return err;
 	if ((found & analysis->needs) != analysis->needs) {
@@ -235,6 +279,9 @@ int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 		       kvm_tp_role__name(__builtin_ctz(analysis->needs & ~found)));
 		return -ENOENT;
 	}
+	snprintf(bpf->skel->bss->analysis_names[bpf->nr_analyses],
+		 KVM_EVENTS_BPF_NAME_LEN, "%s", analysis->name);
+	bpf->nr_analyses++;
 	return 0;
 }
 
@@ -301,10 +348,13 @@ int kvm_events_bpf__load(struct kvm_events_bpf *bpf)
 		return -ENOENT;
 	}
 	skel->bss->filter_pids = bpf->nr_pids > 0;
+	/* The tests' slots are made without an analysis' ops. */
+	skel->bss->nr_analyses = max(bpf->nr_analyses, bpf->slot_analyses);
+	skel->bss->nr_cpus = bpf->nr_cpus;
 	bpf_map__set_max_entries(skel->maps.pids, bpf->nr_pids ?: 1);
 	err = kvm_events_pair_bpf__load(skel);
 	if (err) {
-		pr_err("perf kvm-events: --use-bpf: cannot load the BPF program: %s (it needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.15 or later)\n",
+		pr_err("perf kvm-events: --use-bpf: cannot load the BPF program: %s (it needs root, or CAP_BPF and CAP_PERFMON, and Linux 5.17 or later)\n",
 		       strerror(-err));
 		return err;
 	}
@@ -333,12 +383,10 @@ void kvm_events_bpf__detach(struct kvm_events_bpf *bpf)
 	}
 }
 
-void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns,
-				 const char *analysis)
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns)
 {
 	bpf->skel->bss->emit_records = 1;
 	bpf->skel->bss->min_time_ns = min_time_ns;
-	snprintf(bpf->skel->bss->analysis, sizeof(bpf->skel->bss->analysis), "%s", analysis);
 }
 
 void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent)
@@ -347,18 +395,24 @@ void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent)
 	bpf->skel->bss->filter_children = 1;
 }
 
-int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, int cpu, int fd)
+int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, u32 analysis, int cpu, int fd)
 {
-	if (bpf_map__update_elem(bpf->skel->maps.records, &cpu, sizeof(cpu), &fd,
+	u32 i = analysis * bpf->nr_cpus + cpu;
+
+	if (analysis >= bpf->nr_analyses || cpu < 0 || (u32)cpu >= bpf->nr_cpus)
+		return -EINVAL;
+	if (bpf_map__update_elem(bpf->skel->maps.records, &i, sizeof(i), &fd,
 				 sizeof(fd), BPF_ANY))
 		return -errno;
 	return 0;
 }
 
-int kvm_events_bpf__dump(struct kvm_events_bpf *bpf)
+int kvm_events_bpf__dump(struct kvm_events_bpf *bpf, u32 analysis)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	/* dump_maps()'s one argument */
+	u64 args[1] = { analysis };
 
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
 	if (bpf_prog_test_run_opts(bpf_program__fd(bpf->skel->progs.dump_maps), &opts))
 		return -errno;
 	return 0;
@@ -400,22 +454,25 @@ static void read_pending(struct kvm_events_bpf *bpf, struct kvm_events_report *r
 	u32 tid, *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &tid)) {
-		if (!bpf_map_lookup_elem(fd, &tid, &t) && t.has_pending) {
+		/* live's one analysis */
+		struct kvm_events_bpf_pairing *p = &t.of[0];
+
+		if (!bpf_map_lookup_elem(fd, &tid, &t) && p->has_pending) {
 			struct kvm_events_bpf_stats st = { .samples = 1, .no_end = 1 };
 
-			t.pending.pid = t.pid;
-			t.pending.vcpu = t.vcpu;
-			kvm_events_bpf__add_stats(report, &t.pending, &st);
+			p->pending.pid = t.pid;
+			p->pending.vcpu = t.vcpu;
+			kvm_events_bpf__add_stats(report, &p->pending, &st);
 		}
 		prev = &tid;
 	}
 }
 
-void kvm_events_bpf__counts(struct kvm_events_bpf *bpf,
+void kvm_events_bpf__counts(struct kvm_events_bpf *bpf, u32 analysis,
 			    struct kvm_events_bpf_counts *counts)
 {
 	/* The .bss is mmapped: the program's counts as they are now. */
-	*counts = bpf->skel->bss->counts;
+	*counts = bpf->skel->bss->counts[analysis % KVM_EVENTS_BPF_MAX_ANALYSES];
 }
 
 int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
@@ -425,7 +482,7 @@ int kvm_events_bpf__read(struct kvm_events_bpf *bpf,
 	__u32 tps[KVM_EVENTS_BPF_MAX_SLOTS];
 	u32 i;
 
-	kvm_events_bpf__counts(bpf, &c);
+	kvm_events_bpf__counts(bpf, 0, &c);
 	for (i = 0; i < bpf->nr_slots; i++)
 		tps[i] = kvm_events_bpf__slot(bpf, i)->tp;
 	kvm_events_bpf__add_counts(report, &c, tps, bpf->nr_slots);

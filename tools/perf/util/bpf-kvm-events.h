@@ -47,12 +47,18 @@ struct kvm_events_bpf;
 
 struct kvm_events_bpf *kvm_events_bpf__new(u32 map_entries);
 void kvm_events_bpf__delete(struct kvm_events_bpf *bpf);
-/* The tracepoints @analysis reads, where this kernel has them */
+/*
+ * The tracepoints @analysis reads, where this kernel has them, as the
+ * program's next analysis: the first is 0.  One program pairs them all.
+ */
 int kvm_events_bpf__add_analysis(struct kvm_events_bpf *bpf,
 				 const struct kvm_events_analysis *analysis);
 /* Whether this kernel has the tracepoints @analysis needs */
 bool kvm_events_bpf__kernel_has(const struct kvm_events_analysis *analysis);
-/* One tracepoint as @slot says, its fields where @dec found them */
+/*
+ * One tracepoint as @slot says (its roles to each analysis), its fields
+ * where @dec found them; the tests' analysis, without ops, is 0.
+ */
 int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event,
 			     const struct kvm_events_bpf_slot *slot,
 			     const struct kvm_events_decoder *dec);
@@ -67,15 +73,14 @@ int kvm_events_bpf__attach(struct kvm_events_bpf *bpf);
 void kvm_events_bpf__detach(struct kvm_events_bpf *bpf);
 /*
  * record --use-bpf: before load, write each paired event of at least
- * @min_time_ns whole, the dumps named @analysis; then the bpf-output event of each CPU to write to,
- * and a dump of the maps there when asked.
+ * @min_time_ns whole; then each analysis' bpf-output event of each CPU
+ * to write to, and a dump of the analysis' maps there when asked.
  */
-void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns,
-				 const char *analysis);
+void kvm_events_bpf__set_records(struct kvm_events_bpf *bpf, u64 min_time_ns);
 /* Only processes that descend from @parent (perf record's workload) */
 void kvm_events_bpf__filter_children(struct kvm_events_bpf *bpf, pid_t parent);
-int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, int cpu, int fd);
-int kvm_events_bpf__dump(struct kvm_events_bpf *bpf);
+int kvm_events_bpf__set_output(struct kvm_events_bpf *bpf, u32 analysis, int cpu, int fd);
+int kvm_events_bpf__dump(struct kvm_events_bpf *bpf, u32 analysis);
 /* The tracepoints as configured, for the tests */
 u32 kvm_events_bpf__nr_slots(const struct kvm_events_bpf *bpf);
 const struct kvm_events_bpf_slot *kvm_events_bpf__slot(const struct kvm_events_bpf *bpf,
@@ -91,7 +96,7 @@ int kvm_events_bpf__pids(struct kvm_events_bpf *bpf, struct intlist *pids);
 /* Deletes process @pid's keys and threads from the maps: it exited */
 int kvm_events_bpf__forget_pid(struct kvm_events_bpf *bpf, u32 pid);
 /* For the tests: the program's own counts, and one key's maps */
-void kvm_events_bpf__counts(struct kvm_events_bpf *bpf,
+void kvm_events_bpf__counts(struct kvm_events_bpf *bpf, u32 analysis,
 			    struct kvm_events_bpf_counts *counts);
 int kvm_events_bpf__stats(struct kvm_events_bpf *bpf,
 			  const struct kvm_events_bpf_key *key,

@@ -12,7 +12,13 @@
  */
 
 /* Tracepoints one program can be attached to, each with its cookie */
-#define KVM_EVENTS_BPF_MAX_SLOTS	12
+#define KVM_EVENTS_BPF_MAX_SLOTS	16
+
+/*
+ * The analyses one program pairs at once (record --use-bpf's --event):
+ * a power of two, which the program masks its index with
+ */
+#define KVM_EVENTS_BPF_MAX_ANALYSES	8
 
 #define KVM_EVENTS_BPF_NO_VCPU		0xffffffffU
 
@@ -38,15 +44,27 @@ struct kvm_events_bpf_field {
  */
 #define KVM_EVENTS_BPF_KINDS		4
 
-/* One attached tracepoint: its cookie indexes slots[] */
-struct kvm_events_bpf_slot {
-	__u32	tp;		/* what user space calls it, kept in keys */
-	__u32	by_kind;	/* role[kind], keyed[kind]; else [0] for all */
+/* What one analysis makes of a slot's events */
+struct kvm_events_bpf_role_of {
 	__u8	role[KVM_EVENTS_BPF_KINDS];	/* enum kvm_events_bpf_role, 0: none */
 	__u8	keyed[KVM_EVENTS_BPF_KINDS];	/* its event is a sample of a key */
-	__u32	whole_timed;	/* WHOLE: the duration is the code field */
+	__u8	by_kind;	/* role[kind], keyed[kind]; else [0] for all */
+	__u8	whole_timed;	/* WHOLE: the duration is the code field */
+	__u8	pad[2];
+};
+
+/*
+ * One attached tracepoint: its cookie indexes slots[].  Where its fields
+ * are is the tracepoint's; what it is, each analysis' (of[analysis]), so
+ * that one run of the program serves every analysis that reads it.
+ */
+struct kvm_events_bpf_slot {
+	__u32	tp;		/* what user space calls it, kept in keys */
 	__u32	fixed_isa;	/* where there is no isa field */
+	__u32	by_kind;	/* an analysis tells its kinds apart */
+	__u32	pad;
 	struct kvm_events_bpf_field code, kind, isa, flag, vcpu, rip;
+	struct kvm_events_bpf_role_of of[KVM_EVENTS_BPF_MAX_ANALYSES];
 };
 
 /* The event that names a key, in a VM's vcpu: what user space keys on */
@@ -58,6 +76,8 @@ struct kvm_events_bpf_key {
 	__u32	flag;
 	__u32	tp;
 	__u32	isa;
+	__u32	analysis;	/* the program's index of it */
+	__u32	pad;
 };
 
 struct kvm_events_bpf_stats {
@@ -78,22 +98,27 @@ struct kvm_events_bpf_bucket {
 	__u32				pad;
 };
 
-/* The pairing state of one thread */
-struct kvm_events_bpf_thread {
+/* One analysis' pairing state of a thread */
+struct kvm_events_bpf_pairing {
 	__u64				begin_time;
 	__u64				rip;		/* the guest's, at the begin */
 	struct kvm_events_bpf_key	pending;	/* the open keyed sample */
-	__u32				pid;
-	__u32				tid;
-	__u32				vcpu;
-	__u32				pad;
 	__u32				open;		/* an interval has begun */
 	__u32				has_pending;	/* ...for pending */
 };
 
+/* A thread: looked up once per event for every analysis */
+struct kvm_events_bpf_thread {
+	__u32				pid;
+	__u32				tid;
+	__u32				vcpu;
+	__u32				pad;
+	struct kvm_events_bpf_pairing	of[KVM_EVENTS_BPF_MAX_ANALYSES];
+};
+
 /*
- * What the program counts outside the keys, in its .bss: nothing is
- * dropped without a count.
+ * What the program counts outside the keys, per analysis, in its .bss:
+ * nothing is dropped without a count.
  */
 struct kvm_events_bpf_counts {
 	__u64	events[KVM_EVENTS_BPF_MAX_SLOTS];	/* taken, per slot */
@@ -111,7 +136,8 @@ struct kvm_events_bpf_counts {
 
 /*
  * record --use-bpf: what the program writes into the bpf-output event
- * that perf record records.  Each paired event of at least min_time_ns
+ * of each analysis that perf record records (the records map holds them
+ * by analysis, then CPU).  Each paired event of at least min_time_ns
  * is one REC_EVENT.  The maps are written whole, as a dump, at intervals
  * and at the end: a REC_KEY per key (and per sample still open, as one
  * without an end), a REC_BUCKET per bucket, then a REC_COUNTS that says
