@@ -70,7 +70,17 @@ PERF_FEATURES := NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=1 \
 	NO_LIBPFM4=1 NO_LIBZSTD=1 NO_LZMA=1 NO_SDT=1 NO_LIBAUDIT=1 \
 	NO_LIBDEBUGINFOD=1 NO_CAPSTONE=1 NO_DEMANGLE=1 NO_LIBTRACEEVENT=0
 
-PERF_MAKE := $(MAKE) -s -C $(TREE)/tools/perf O=$(OUT) -j$(JOBS) \
+# perf's own make, without this make's command line: make install
+# prefix=/usr (install-check.sh, in make check's second lane) passed
+# prefix and DESTDIR down, through MAKEFLAGS and the environment (make
+# exports its command line's variables), perf was relinked for them, and
+# the x86 test machine, running ./perf over 9p at that time, failed to
+# exec it (EACCES, ENODATA: CI of stop 58).  What perf's build takes is
+# given here, and -j$(JOBS) with it.
+TOOLS_MAKE := env -u MAKEFLAGS -u MFLAGS -u DESTDIR -u prefix -u bindir -u mandir \
+	-u docdir -u libexecdir -u unitdir -u sysconfdir $(MAKE)
+
+PERF_MAKE := $(TOOLS_MAKE) -s -C $(TREE)/tools/perf O=$(OUT) -j$(JOBS) \
 	$(PERF_FEATURES) $(EXTRA_PERF_FLAGS)
 
 # kvmgen writes the generated recordings of the tests, the bench and the
@@ -162,7 +172,7 @@ ARM64_PKG_CONFIG_LIBDIR := /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgco
 perf-arm64: deps deps-arm64 tree
 	@mkdir -p $(ARM64_OUT)
 	@PKG_CONFIG_LIBDIR=$(ARM64_PKG_CONFIG_LIBDIR) PKG_CONFIG_PATH= \
-		$(MAKE) -s -C $(TREE)/tools/perf O=$(ARM64_OUT) -j$(JOBS) \
+		$(TOOLS_MAKE) -s -C $(TREE)/tools/perf O=$(ARM64_OUT) -j$(JOBS) \
 		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 		$(PERF_FEATURES) NO_SLANG=1 NO_LIBMICROHTTPD=1 $(EXTRA_PERF_FLAGS) \
 		>$(BUILD)/perf-arm64-build.log 2>&1 || \
@@ -207,7 +217,7 @@ SAN_ENV := \
 
 perf-san: deps tree
 	@mkdir -p $(SAN_OUT)
-	@$(MAKE) -s -C $(TREE)/tools/perf O=$(SAN_OUT) -j$(JOBS) \
+	@$(TOOLS_MAKE) -s -C $(TREE)/tools/perf O=$(SAN_OUT) -j$(JOBS) \
 		$(PERF_FEATURES) DEBUG=1 WERROR=0 EXTRA_CFLAGS="$(SAN_CFLAGS)" \
 		LDFLAGS="-fsanitize=address,undefined" $(EXTRA_PERF_FLAGS) \
 		>$(BUILD)/perf-san-build.log 2>&1 || \
@@ -270,7 +280,7 @@ FUZZ_MODE ?= file
 perf-fuzz: deps tree
 	@scripts/fuzz.sh --deps
 	@mkdir -p $(FUZZ_OUT)
-	@AFL_USE_ASAN=1 AFL_QUIET=1 $(MAKE) -s -C $(TREE)/tools/perf \
+	@AFL_USE_ASAN=1 AFL_QUIET=1 $(TOOLS_MAKE) -s -C $(TREE)/tools/perf \
 		O=$(FUZZ_OUT) -j$(JOBS) $(PERF_FEATURES) CC=afl-clang-fast \
 		WERROR=0 EXTRA_CFLAGS="-g" $(EXTRA_PERF_FLAGS) \
 		>$(BUILD)/perf-fuzz-build.log 2>&1 || \

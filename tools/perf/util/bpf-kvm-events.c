@@ -90,6 +90,42 @@ static void set_field(struct kvm_events_bpf_field *out, struct kvm_events_field_
 	out->size = at.size;
 }
 
+/* Whether the program reads the field: one of its record's words, in one piece */
+static bool field_readable(struct kvm_events_field_at at)
+{
+	if (!at.size)
+		return true;
+	if (at.size != 1 && at.size != 2 && at.size != 4 && at.size != 8)
+		return false;
+	return at.offset % at.size == 0 &&
+	       at.offset + at.size <= KVM_EVENTS_BPF_RECORD_WORDS * 8;
+}
+
+static u32 field_end(struct kvm_events_field_at at)
+{
+	return at.size ? at.offset + at.size : 0;
+}
+
+/* The bytes of the record the program reads: up to its last field's end */
+static u32 record_size(const struct kvm_events_decoder *dec)
+{
+	const struct kvm_events_field_at at[] = {
+		dec->code_at, dec->kind_at, dec->isa_at, dec->flag_at, dec->vcpu_at, dec->rip_at,
+	};
+	u32 i, end = 0;
+
+	for (i = 0; i < ARRAY_SIZE(at); i++)
+		end = max(end, field_end(at[i]));
+	return end;
+}
+
+static bool fields_readable(const struct kvm_events_decoder *dec)
+{
+	return field_readable(dec->code_at) && field_readable(dec->kind_at) &&
+	       field_readable(dec->isa_at) && field_readable(dec->flag_at) &&
+	       field_readable(dec->vcpu_at) && field_readable(dec->rip_at);
+}
+
 /* The slot of @event, added if no analysis read it before */
 static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 					   struct tep_event *event,
@@ -105,7 +141,12 @@ static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 	if (bpf->nr_slots == KVM_EVENTS_BPF_MAX_SLOTS) {
 		pr_err("perf kvm-events: --use-bpf: more than %d tracepoints\n",
 		       KVM_EVENTS_BPF_MAX_SLOTS);
-		return NULL;
+		return ERR_PTR(-E2BIG);
+	}
+	if (!fields_readable(dec)) {
+		pr_err("perf kvm-events: --use-bpf: %s:%s: a field past its first %d bytes, or unaligned: this kernel's format is not one the program reads\n",
+		       event->system, event->name, KVM_EVENTS_BPF_RECORD_WORDS * 8);
+		return ERR_PTR(-EINVAL);
 	}
 	s = &bpf->skel->bss->slots[bpf->nr_slots];
 	s->tp = dec->tp;
@@ -116,6 +157,7 @@ static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 	set_field(&s->vcpu, dec->vcpu_at);
 	set_field(&s->rip, dec->rip_at);
 	s->fixed_isa = dec->fixed_isa;
+	s->record_size = record_size(dec);
 	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
 	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);
 	bpf->nr_slots++;
@@ -130,8 +172,8 @@ int kvm_events_bpf__add_slot(struct kvm_events_bpf *bpf, struct tep_event *event
 	struct kvm_events_bpf_slot *s = slot_of(bpf, event, dec);
 	u32 a, kind;
 
-	if (!s)
-		return -E2BIG;
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	for (a = 0; a < KVM_EVENTS_BPF_MAX_ANALYSES; a++) {
 		for (kind = 0; kind < KVM_EVENTS_BPF_KINDS; kind++) {
 			if (slot->of[a].role[kind]) {

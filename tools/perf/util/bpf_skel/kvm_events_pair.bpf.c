@@ -89,32 +89,48 @@ struct kvm_events_bpf_counts counts[KVM_EVENTS_BPF_MAX_ANALYSES];
 /* The analysis index @a, bounded where the verifier can see it */
 #define ANALYSIS(a)	((a) & (KVM_EVENTS_BPF_MAX_ANALYSES - 1))
 
-/* A field of the tracepoint's record, zero-extended as perf reads it */
-static __u64 field(void *ctx, const struct kvm_events_bpf_field *f)
-{
-	void *p = ctx + f->offset;
-	__u64 v64 = 0;
-	__u32 v32 = 0;
-	__u16 v16 = 0;
-	__u8 v8 = 0;
+/*
+ * The words of the event's record, read once per event, as far as its
+ * slot's fields go: a field is then a shift of one of them.  A probe
+ * read per field cost more than the pairing itself.  (A tracepoint
+ * program may read its record as its context, but at constant offsets
+ * only, which a field's, set at load, is not to the verifier; and one
+ * program attached to several tracepoints may read no further than the
+ * shortest record.)
+ */
+struct record {
+	__u64	w[KVM_EVENTS_BPF_RECORD_WORDS];
+};
 
-	/* Its own bytes only, typed: none past the record, in any byte order */
-	switch (f->size) {
-	case 1:
-		bpf_probe_read_kernel(&v8, 1, p);
-		return v8;
-	case 2:
-		bpf_probe_read_kernel(&v16, 2, p);
-		return v16;
-	case 4:
-		bpf_probe_read_kernel(&v32, 4, p);
-		return v32;
-	case 8:
-		bpf_probe_read_kernel(&v64, 8, p);
-		return v64;
-	default:
+static __always_inline void read_record(void *ctx, const struct kvm_events_bpf_slot *s,
+					struct record *r)
+{
+	__u32 size = s->record_size;
+
+	if (size > sizeof(*r))
+		size = sizeof(*r);
+	bpf_probe_read_kernel(r, size, ctx);
+}
+
+/*
+ * A field, zero-extended as perf reads it.  The loader takes only fields
+ * within one word: a record's fields are aligned to their size.
+ */
+static __u64 field(const struct record *r, const struct kvm_events_bpf_field *f)
+{
+	__u32 off = f->offset, i = off / 8, shift;
+	__u64 w;
+
+	if (!f->size || i >= KVM_EVENTS_BPF_RECORD_WORDS)
 		return 0;
-	}
+	w = r->w[i];
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	shift = (8 - off % 8 - f->size) * 8;
+#else
+	shift = (off % 8) * 8;
+#endif
+	w >>= shift & 63;
+	return f->size >= 8 ? w : w & ((1ULL << ((f->size * 8) & 63)) - 1);
 }
 
 static void add_bucket(const struct kvm_events_bpf_key *key, __u64 ns)
@@ -141,6 +157,7 @@ static void add_bucket(const struct kvm_events_bpf_key *key, __u64 ns)
 /* An event, to one analysis: the thread's pairing for it */
 struct pairing {
 	void					*ctx;
+	const struct record			*record;
 	const struct kvm_events_bpf_slot	*slot;
 	struct kvm_events_bpf_thread		*thread;
 	struct kvm_events_bpf_pairing		*state;
@@ -249,10 +266,10 @@ static long cut_analysis(__u64 a, const struct pairing *event)
 	return 0;
 }
 
-static struct kvm_events_bpf_thread *thread_of(void *ctx, __u32 tid, __u32 pid)
+/* Thread @tid of process @pid, found (@t) or not: its entry, made or renewed */
+static struct kvm_events_bpf_thread *thread_of(void *ctx, struct kvm_events_bpf_thread *t,
+					       __u32 tid, __u32 pid)
 {
-	struct kvm_events_bpf_thread *t = bpf_map_lookup_elem(&threads, &tid);
-
 	if (t) {
 		/* A new process reused the thread id. */
 		if (t->pid != pid) {
@@ -275,70 +292,73 @@ static struct kvm_events_bpf_thread *thread_of(void *ctx, __u32 tid, __u32 pid)
 	return t;
 }
 
-static void read_key(void *ctx, const struct kvm_events_bpf_slot *s, __u32 a,
-		     struct kvm_events_bpf_key *key)
+static void read_key(const struct pairing *pr, struct kvm_events_bpf_key *key)
 {
-	key->analysis = a;
+	const struct kvm_events_bpf_slot *s = pr->slot;
+
+	key->analysis = pr->analysis;
 	key->tp = s->tp;
-	key->code = field(ctx, &s->code);
-	key->kind = field(ctx, &s->kind);
-	key->flag = field(ctx, &s->flag);
-	key->isa = s->isa.size ? field(ctx, &s->isa) : s->fixed_isa;
+	key->code = field(pr->record, &s->code);
+	key->kind = field(pr->record, &s->kind);
+	key->flag = field(pr->record, &s->flag);
+	key->isa = s->isa.size ? field(pr->record, &s->isa) : s->fixed_isa;
 }
 
+/* A sample an event resolved, for account() */
+struct outcome {
+	struct kvm_events_bpf_key	key;
+	__u64				ns;
+	enum how			how;
+	bool				resolved;
+};
 
+/* A begin, the sample pending cut before it: the new one waits for its end. */
 static void begin(struct pairing *pr, bool keyed)
 {
 	struct kvm_events_bpf_pairing *p = pr->state;
 
-	cut(pr);
 	p->open = 1;
 	p->begin_time = pr->now;
 	if (pr->slot->rip.size)
-		p->rip = field(pr->ctx, &pr->slot->rip);
+		p->rip = field(pr->record, &pr->slot->rip);
+	p->has_pending = keyed;
+	if (keyed)
+		read_key(pr, &p->pending);
+	else
+		__sync_fetch_and_add(&counts[pr->analysis].unused, 1);
+}
+
+/* An end: the sample it closes, into @out */
+static void end(struct pairing *pr, bool keyed, struct outcome *out)
+{
+	struct kvm_events_bpf_pairing *p = pr->state;
+
 	if (keyed) {
-		read_key(pr->ctx, pr->slot, pr->analysis, &p->pending);
-		p->has_pending = 1;
+		/* It names its key (an MMIO read): timed from a keyless begin. */
+		read_key(pr, &out->key);
+		out->how = p->open ? TIMED : NO_BEGIN;
+		out->ns = p->open ? pr->now - p->begin_time : 0;
+		out->resolved = true;
+	} else if (p->has_pending) {
+		/* An end that only closes an interval is part of its pair. */
+		__sync_fetch_and_add(&counts[pr->analysis].paired_end, 1);
+		out->key = p->pending;
+		out->how = TIMED;
+		out->ns = pr->now - p->begin_time;
+		out->resolved = true;
 	} else {
 		__sync_fetch_and_add(&counts[pr->analysis].unused, 1);
 	}
-}
-
-static void end(struct pairing *pr, bool keyed)
-{
-	struct kvm_events_bpf_pairing *p = pr->state;
-	__u64 ns = pr->now - p->begin_time;
-	struct kvm_events_bpf_key key = {};
-
-	if (!keyed) {
-		/* An end that only closes an interval is part of its pair. */
-		if (p->has_pending) {
-			__sync_fetch_and_add(&counts[pr->analysis].paired_end, 1);
-			account(pr, &p->pending, TIMED, ns);
-		} else {
-			__sync_fetch_and_add(&counts[pr->analysis].unused, 1);
-		}
-		p->has_pending = 0;
-		p->open = 0;
-		return;
-	}
-	/* It names its key (an MMIO read): timed from a keyless begin. */
-	read_key(pr->ctx, pr->slot, pr->analysis, &key);
-	if (p->has_pending)
-		cut(pr);
-	account(pr, &key, p->open ? TIMED : NO_BEGIN, p->open ? ns : 0);
+	p->has_pending = 0;
 	p->open = 0;
 }
 
-static void whole(struct pairing *pr, bool timed)
+static void whole(struct pairing *pr, bool timed, struct outcome *out)
 {
-	struct kvm_events_bpf_key key = {};
-
-	read_key(pr->ctx, pr->slot, pr->analysis, &key);
-	if (timed)
-		account(pr, &key, TIMED, key.code);
-	else
-		account(pr, &key, UNTIMED, 0);
+	read_key(pr, &out->key);
+	out->how = timed ? TIMED : UNTIMED;
+	out->ns = timed ? out->key.code : 0;
+	out->resolved = true;
 }
 
 struct task_struct___kvm_events {
@@ -410,8 +430,10 @@ static long pair_analysis(__u64 a, const struct pairing *event)
 	const struct kvm_events_bpf_role_of *of = &event->slot->of[ANALYSIS(a)];
 	struct kvm_events_bpf_counts *c = &counts[ANALYSIS(a)];
 	struct pairing pr = *event;
+	struct outcome out = {};
 	__u32 kind = pr.kind;
 	__u8 role = role_of(of, &kind);
+	bool keyed;
 
 	if (!role)
 		return 0;
@@ -422,32 +444,56 @@ static long pair_analysis(__u64 a, const struct pairing *event)
 	}
 	pr.analysis = ANALYSIS(a);
 	pr.state = &pr.thread->of[ANALYSIS(a)];
+	keyed = of->keyed[kind];
+	/*
+	 * A begin, or an end that names a key of its own, cuts the sample
+	 * pending.  Then at most one sample is resolved: account() is
+	 * inlined at two places, not six, for the verifier to walk.
+	 */
+	if (role == KVM_EVENTS_BPF_BEGIN ||
+	    (role == KVM_EVENTS_BPF_END && keyed && pr.state->has_pending))
+		cut(&pr);
 	if (role == KVM_EVENTS_BPF_BEGIN)
-		begin(&pr, of->keyed[kind]);
+		begin(&pr, keyed);
 	else if (role == KVM_EVENTS_BPF_END)
-		end(&pr, of->keyed[kind]);
+		end(&pr, keyed, &out);
 	else
-		whole(&pr, of->whole_timed);
+		whole(&pr, of->whole_timed, &out);
+	if (out.resolved)
+		account(&pr, &out.key, out.how, out.ns);
 	return 0;
 }
 
 static __always_inline void pair_event(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), slot = bpf_get_attach_cookie(ctx);
+	__u32 tid = (__u32)id, pid = id >> 32;
 	struct pairing pr = { .ctx = ctx };
+	struct kvm_events_bpf_thread *t;
+	struct record record = {};
 
 	if (slot >= KVM_EVENTS_BPF_MAX_SLOTS)
 		return;
+	/*
+	 * Only a watched process' threads have entries: the filter is asked
+	 * for a thread without one, or of another process, only.
+	 */
+	t = bpf_map_lookup_elem(&threads, &tid);
+	if (!t || t->pid != pid) {
+		if (!watched(pid))
+			return;
+		t = thread_of(ctx, t, tid, pid);
+	}
 	pr.slot = &slots[slot];
+	read_record(ctx, pr.slot, &record);
+	pr.record = &record;
 	pr.slot_index = slot;
-	if (!watched(id >> 32))
-		return;
+	pr.thread = t;
 	if (pr.slot->by_kind)
-		pr.kind = field(ctx, &pr.slot->kind);
-	/* One thread lookup and one time for every analysis */
-	pr.thread = thread_of(ctx, (__u32)id, id >> 32);
-	if (pr.thread && pr.slot->vcpu.size)
-		pr.thread->vcpu = field(ctx, &pr.slot->vcpu);
+		pr.kind = field(&record, &pr.slot->kind);
+	if (t && pr.slot->vcpu.size)
+		t->vcpu = field(&record, &pr.slot->vcpu);
+	/* One time for every analysis */
 	pr.now = bpf_ktime_get_ns();
 	bpf_loop(nr_analyses, pair_analysis, &pr, 0);
 }

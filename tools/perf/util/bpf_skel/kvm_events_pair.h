@@ -31,6 +31,12 @@ enum kvm_events_bpf_role {
 	KVM_EVENTS_BPF_WHOLE,	/* an event the kernel timed itself */
 };
 
+/*
+ * The most of a tracepoint's record the program reads, in 8-byte words:
+ * the kvm events' fields all lie within them.
+ */
+#define KVM_EVENTS_BPF_RECORD_WORDS	10
+
 /* Where a field of the tracepoint's record is; size 0: not there */
 struct kvm_events_bpf_field {
 	__u16	offset;
@@ -62,7 +68,7 @@ struct kvm_events_bpf_slot {
 	__u32	tp;		/* what user space calls it, kept in keys */
 	__u32	fixed_isa;	/* where there is no isa field */
 	__u32	by_kind;	/* an analysis tells its kinds apart */
-	__u32	pad;
+	__u32	record_size;	/* the bytes its fields take */
 	struct kvm_events_bpf_field code, kind, isa, flag, vcpu, rip;
 	struct kvm_events_bpf_role_of of[KVM_EVENTS_BPF_MAX_ANALYSES];
 };
