@@ -31,9 +31,16 @@ perf kvm-events live -b -d 5 --event mmio -- sh -c 'exit 3' > "$dir/exit3" 2>&1
 rc=$?
 [ $rc -eq 3 ] || fail "live -b -- sh -c 'exit 3': exit $rc, expected 3" "$dir/exit3"
 
-# A SIGINT stops it cleanly, with the table at the end.
-timeout --preserve-status -s INT 1.5 perf kvm-events live -b -a -d 1 --event userspace \
-	> "$dir/sigint" 2>&1
+# A SIGINT stops it cleanly, with the table at the end: sent after its
+# first refresh, however long the program took to load.
+perf kvm-events live -b -a -d 1 --event userspace > "$dir/sigint" 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+	grep -q "^perf kvm-events live --use-bpf, refresh 1:$" "$dir/sigint" && break
+	sleep 0.05
+done
+kill -INT $pid
+wait $pid
 rc=$?
 if [ $rc -ne 0 ] || ! grep -q "^perf kvm-events live --use-bpf, at the end:" "$dir/sigint"; then
 	fail "live --use-bpf after SIGINT: exit $rc" "$dir/sigint"

@@ -3,10 +3,11 @@
 # SPDX-License-Identifier: GPL-2.0
 
 # No guest runs: a made-up VMM (sh, as qemu-system-x86_64 with -name
-# guest=web1) starts 1.2 s after live, which is to take it at the scan of
-# its next refresh.  Until then each refresh's footer says, once, that
-# --vm 'web*' matches no VM; after, none does.  The same with --use-bpf
-# where this perf has BPF skeletons.  About 4.5 s each, 9 s in all.
+# guest=web1) starts once live has printed its first refresh, and live is
+# to take it at the scan of a later one.  Until then each refresh's
+# footer says, once, that --vm 'web*' matches no VM; after, none does.
+# The same with --use-bpf where this perf has BPF skeletons.  About 5 s
+# each, 10 s in all.
 
 set -u
 . "$(dirname "$0")/lib/kvm_events.sh"
@@ -30,18 +31,21 @@ refreshes() {
 }
 
 # live_with_vm NAME [OPTIONS]: live for 3.5 s, the VMM started in a new
-# process (its pid born after live's first scan) 1.2 s in
+# process once live's first refresh is out: after live's first scan,
+# however long live took to start (a BPF program's load, on a busy host)
 live_with_vm() {
-	local name=$1
+	local name=$1 live
 	shift
-	# A process of its own, not the subshell's, which is older than live;
-	# it ends by itself, 0.7 s after live.
-	(sleep 1.2
-	 bash -c 'exec -a qemu-system-x86_64 sh -c "sleep 3; :" -name guest=web1' &
-	 wait) &
+	perf kvm-events live --stdio -d 1 --vm 'web*' "$@" -- sleep 3.5 > "$dir/$name" 2>&1 &
+	live=$!
+	for _ in $(seq 200); do
+		grep -q "^perf kvm-events live.*, refresh 1:$" "$dir/$name" && break
+		sleep 0.05
+	done
+	# It ends by itself, after live.
+	bash -c 'exec -a qemu-system-x86_64 sh -c "sleep 4; :" -name guest=web1' &
 	vmm=$!
-	if ! perf kvm-events live --stdio -d 1 --vm 'web*' "$@" -- sleep 3.5 \
-			> "$dir/$name" 2>&1; then
+	if ! wait "$live"; then
 		echo "FAIL: live ($name) --vm 'web*'"
 		cat "$dir/$name"
 		err=1

@@ -41,11 +41,17 @@ want = {"min_time_ns": 2000000, "kept": 0, "recorded": 0, "lost_records": 0,
 sys.exit(got != want and print(f"{got} != {want}"))' "$dir/json" ||
 	fail "report --json: totals.kernel" "$dir/json"
 
-# Killed (SIGKILL) after its first dump, at 10 s, a recording keeps the
-# counts of that dump, though perf record could not name its events.
+# Killed (SIGKILL) after its first dump, 10 s after the program was
+# attached, a recording keeps the counts of that dump, though perf record
+# could not name its events.  Killed once report reads the dump, from
+# 10 s on: the program's load takes longer on a busy host.
 perf kvm-events record -q --use-bpf --event mmio -a -o "$dir/killed.data" > "$dir/log" 2>&1 &
 pid=$!
-sleep 11.5
+sleep 10
+for _ in $(seq 40); do
+	perf kvm-events report -i "$dir/killed.data" --event mmio > /dev/null 2>&1 && break
+	sleep 0.5
+done
 kill -9 $pid
 wait $pid 2> /dev/null
 perf kvm-events report -i "$dir/killed.data" --event mmio > "$dir/report" 2>&1 ||
