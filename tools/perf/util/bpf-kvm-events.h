@@ -107,10 +107,10 @@ u64 kvm_events_bpf__bucket(struct kvm_events_bpf *bpf,
 int kvm_events_bpf__live(const struct kvm_events_bpf_live *live);
 
 /*
- * record --use-bpf: the programs of the analyses of @events (record's
+ * record --use-bpf: the program of the analyses of @events (record's
  * --event, NULL by default) loaded, for the processes of @pids (-p) or
- * else perf record's; NULL: it said why.  Each has a bpf-output event for
- * perf record to open, and the hooks to give it to cmd_record_hooked().
+ * else perf record's; NULL: it said why.  Each analysis has a bpf-output
+ * event for perf record to open; the hooks go to cmd_record_hooked().
  */
 struct kvm_events_bpf_record;
 struct record_hooks;
