@@ -101,29 +101,24 @@ static bool field_readable(struct kvm_events_field_at at)
 	       at.offset + at.size <= KVM_EVENTS_BPF_RECORD_WORDS * 8;
 }
 
-static u32 field_end(struct kvm_events_field_at at)
-{
-	return at.size ? at.offset + at.size : 0;
-}
-
-/* The bytes of the record the program reads: up to its last field's end */
-static u32 record_size(const struct kvm_events_decoder *dec)
+/*
+ * The bytes of the record the program reads, up to its last field's end;
+ * -EINVAL if a field is not one it reads
+ */
+static int record_size(const struct kvm_events_decoder *dec)
 {
 	const struct kvm_events_field_at at[] = {
 		dec->code_at, dec->kind_at, dec->isa_at, dec->flag_at, dec->vcpu_at, dec->rip_at,
 	};
 	u32 i, end = 0;
 
-	for (i = 0; i < ARRAY_SIZE(at); i++)
-		end = max(end, field_end(at[i]));
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		if (!field_readable(at[i]))
+			return -EINVAL;
+		if (at[i].size)
+			end = max(end, (u32)(at[i].offset + at[i].size));
+	}
 	return end;
-}
-
-static bool fields_readable(const struct kvm_events_decoder *dec)
-{
-	return field_readable(dec->code_at) && field_readable(dec->kind_at) &&
-	       field_readable(dec->isa_at) && field_readable(dec->flag_at) &&
-	       field_readable(dec->vcpu_at) && field_readable(dec->rip_at);
 }
 
 /* The slot of @event, added if no analysis read it before */
@@ -132,6 +127,7 @@ static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 					   const struct kvm_events_decoder *dec)
 {
 	struct kvm_events_bpf_slot *s;
+	int size;
 	u32 i;
 
 	for (i = 0; i < bpf->nr_slots; i++) {
@@ -143,7 +139,8 @@ static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 		       KVM_EVENTS_BPF_MAX_SLOTS);
 		return ERR_PTR(-E2BIG);
 	}
-	if (!fields_readable(dec)) {
+	size = record_size(dec);
+	if (size < 0) {
 		pr_err("perf kvm-events: --use-bpf: %s:%s: a field past its first %d bytes, or unaligned: this kernel's format is not one the program reads\n",
 		       event->system, event->name, KVM_EVENTS_BPF_RECORD_WORDS * 8);
 		return ERR_PTR(-EINVAL);
@@ -157,7 +154,7 @@ static struct kvm_events_bpf_slot *slot_of(struct kvm_events_bpf *bpf,
 	set_field(&s->vcpu, dec->vcpu_at);
 	set_field(&s->rip, dec->rip_at);
 	s->fixed_isa = dec->fixed_isa;
-	s->record_size = record_size(dec);
+	s->record_size = size;
 	snprintf(bpf->sys[bpf->nr_slots], sizeof(bpf->sys[0]), "%s", event->system);
 	snprintf(bpf->name[bpf->nr_slots], sizeof(bpf->name[0]), "%s", event->name);
 	bpf->nr_slots++;
